@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Per-port counters for "rdma statistic show".
+ */
+
+#include <rdma/ib_verbs.h>
+#include "metaroce.h"
+
+static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
+	[MROCE_CNT_RX_PACKETS].name = "rx_packets",
+	[MROCE_CNT_RX_BYTES].name = "rx_bytes",
+	[MROCE_CNT_TX_PACKETS].name = "tx_packets",
+	[MROCE_CNT_TX_BYTES].name = "tx_bytes",
+	[MROCE_CNT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
+};
+
+/* "rx_drop_<reason>", from the protocol code's reason names. */
+static char mroce_drop_names[MROCE_DROP_MAX][40];
+
+void mroce_counters_init(void)
+{
+	int r;
+
+	for (r = MROCE_DROP_NONE + 1; r < MROCE_DROP_MAX; r++) {
+		snprintf(mroce_drop_names[r], sizeof(mroce_drop_names[r]),
+			 "rx_drop_%s", mroce_drop_reason_name(r));
+		mroce_counter_descs[MROCE_CNT_RX_DROP_BASE + r - 1].name =
+			mroce_drop_names[r];
+	}
+}
+
+struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(mroce_counter_descs,
+					  ARRAY_SIZE(mroce_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct mroce_dev *mdev = to_mdev(ibdev);
+	int i;
+
+	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&mdev->counters[i]);
+	return MROCE_NUM_COUNTERS;
+}

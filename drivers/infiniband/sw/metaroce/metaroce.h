@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MetaRoCE software RDMA provider: state shared by the module's files.
+ */
+#ifndef METAROCE_H
+#define METAROCE_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <rdma/ib_verbs.h>
+#include "proto/wire.h"
+
+#define MROCE_DRV_NAME		"rdma_metaroce"
+#define MROCE_LINK_TYPE		"metaroce"
+
+#define MROCE_VENDOR_ID		0xffffff	/* no OUI: software device */
+#define MROCE_MAX_PATHS		64
+#define MROCE_GID_TBL_LEN	1024
+
+/*
+ * Counters shown by "rdma statistic show"; names in counters.c. One drop
+ * counter per reason of enum mroce_drop_reason follows the fixed ones.
+ */
+enum mroce_counter {
+	MROCE_CNT_RX_PACKETS,
+	MROCE_CNT_RX_BYTES,
+	MROCE_CNT_TX_PACKETS,
+	MROCE_CNT_TX_BYTES,
+	MROCE_CNT_RX_DROP_NO_QP,
+	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
+	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
+};
+
+/*
+ * The per-namespace UDP socket. One socket per network namespace serves
+ * every MetaRoCE device bound to a netdev in that namespace; received
+ * packets find their device through skb->dev. It is shared and counted
+ * because two devices in one namespace must listen on the same port.
+ */
+struct mroce_udp {
+	struct socket *sock;
+	struct net *net;		/* not held: see net.c */
+	refcount_t users;
+};
+
+struct mroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;	/* held via ib_device_set_netdev() */
+	struct list_head list;		/* in mroce_devices, under mroce_lock */
+	struct mroce_udp *udp;		/* NULL once detached from the netns */
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	atomic64_t counters[MROCE_NUM_COUNTERS];
+};
+
+struct mroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct mroce_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mroce_dev, ibdev);
+}
+
+static inline void mroce_count(struct mroce_dev *mdev, enum mroce_counter c,
+			       u64 n)
+{
+	atomic64_add(n, &mdev->counters[c]);
+}
+
+/* main.c */
+extern unsigned short mroce_udp_port;
+extern struct mutex mroce_lock;
+extern struct list_head mroce_devices;
+struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev);
+
+/* device.c */
+int mroce_dev_add(const char *ibdev_name, struct net_device *ndev);
+void mroce_dev_update_port(struct mroce_dev *mdev, bool notify);
+
+/* net.c */
+int mroce_net_init(void);
+void mroce_net_exit(void);
+int mroce_udp_attach(struct mroce_dev *mdev);
+void mroce_udp_detach(struct mroce_dev *mdev);
+
+static inline void mroce_count_drop(struct mroce_dev *mdev,
+				    enum mroce_drop_reason why)
+{
+	if (why > MROCE_DROP_NONE && why < MROCE_DROP_MAX)
+		atomic64_inc(&mdev->counters[MROCE_CNT_RX_DROP_BASE + why - 1]);
+}
+
+/* counters.c */
+void mroce_counters_init(void);
+struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+/* verbs.c */
+extern const struct ib_device_ops mroce_verbs_ops;
+
+#endif /* METAROCE_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * 256-bit selective-ACK bitmap. Bit i stands for PSN base + i; PSNs before
+ * base count as received (they are covered by the cumulative ack).
+ */
+#ifndef MROCE_PROTO_SACK_H
+#define MROCE_PROTO_SACK_H
+
+#include "compat.h"
+#include <metaroce/wire.h>
+
+#define MROCE_SACK_WORDS	(METAROCE_SACK_BITS / 64)
+
+struct mroce_sack {
+	u32 base;
+	u64 map[MROCE_SACK_WORDS];	/* bit i of the window: map[i / 64] */
+};
+
+void mroce_sack_init(struct mroce_sack *s, u32 base);
+
+/* 0 if newly set, 1 if already received (or before base), -ERANGE if
+ * psn is beyond the window.
+ */
+int mroce_sack_set(struct mroce_sack *s, u32 psn);
+
+bool mroce_sack_test(const struct mroce_sack *s, u32 psn);
+
+/* Move base forward to new_base, dropping bits before it. A new_base
+ * before the current one is ignored.
+ */
+void mroce_sack_advance(struct mroce_sack *s, u32 new_base);
+
+/* PSN of the first not-received PSN at or after base (base + 256 when
+ * the whole window is received).
+ */
+u32 mroce_sack_first_missing(const struct mroce_sack *s);
+
+/* Advance base over the received prefix; returns the new base, which is
+ * the cumulative ack PSN when base tracks the next expected PSN.
+ */
+u32 mroce_sack_pull(struct mroce_sack *s);
+
+/* Number of received PSNs in the window. */
+unsigned int mroce_sack_count(const struct mroce_sack *s);
+
+void mroce_sack_to_wire(const struct mroce_sack *s,
+			u8 wire[METAROCE_SACK_BYTES]);
+void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
+			  const u8 wire[METAROCE_SACK_BYTES]);
+
+#endif /* MROCE_PROTO_SACK_H */

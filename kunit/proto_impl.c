@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/* The protocol code under test, built into this module (see Kbuild). */
+#include "proto/wire.c"
+#include "proto/sack.c"

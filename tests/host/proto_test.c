@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Host test driver for the MetaRoCE protocol code: runs the cases shared
+ * with KUnit (kunit/proto_cases.h) under ASan/UBSan. Every decode reads
+ * from a heap copy of the exact length, so any over-read aborts the run.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "proto/compat.h"
+
+struct mt {
+	unsigned int passed;
+	unsigned int failed;
+};
+
+static void mt_check(struct mt *t, bool ok, const char *expr,
+		     const char *file, int line)
+{
+	if (ok) {
+		t->passed++;
+		return;
+	}
+	t->failed++;
+	fprintf(stderr, "FAIL %s:%d: %s\n", file, line, expr);
+}
+
+#define MT_CHECK(t, cond)	mt_check(t, cond, #cond, __FILE__, __LINE__)
+
+static void mt_log(struct mt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)t;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void *mt_alloc(size_t len)
+{
+	return malloc(len ? len : 1);
+}
+
+static void mt_free(void *p)
+{
+	free(p);
+}
+
+#include "proto_cases.h"
+
+int main(int argc, char **argv)
+{
+	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
+	unsigned long seed = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+	struct mt t = { 0, 0 };
+
+	test_roundtrip(&t);
+	test_golden(&t);
+	test_encode_rejects(&t);
+	test_truncation(&t);
+	test_base_rules(&t);
+	test_flag_rules(&t);
+	test_length_rules(&t);
+	test_ext_rules(&t);
+	test_reason_names(&t);
+	test_psn(&t);
+	test_sack(&t);
+	test_fuzz(&t, iters, seed);
+	printf("%u passed, %u failed\n", t.passed, t.failed);
+	return t.failed ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+#!/bin/bash
+# Everything "make check" runs: builds, static checks, host tests, KUnit and
+# the VM tests. Each step is counted; the last line is "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+logs=$repo/build/check
+rm -rf "$logs"
+mkdir -p "$logs"
+passed=0 failed=0
+
+pass() { passed=$((passed + 1)); echo "PASS: $*"; }
+flunk() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# step NAME CMD...: run CMD with its output in build/check/NAME.log.
+step() {
+	local name=$1
+	shift
+	local t0=$SECONDS
+	if "$@" >"$logs/$name.log" 2>&1; then
+		pass "$name ($((SECONDS - t0))s)"
+		return 0
+	fi
+	flunk "$name ($((SECONDS - t0))s); log tail:"
+	tail -25 "$logs/$name.log" | sed 's/^/    /'
+	return 1
+}
+
+# count_tap NAME FILE: every TAP line of FILE counts as a test.
+count_tap() {
+	local name=$1 file=$2 p f
+	[ -f "$file" ] || { flunk "$name: no results"; return; }
+	p=$(grep -c '^ok ' "$file")
+	f=$(grep -c '^not ok ' "$file")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "$name: $p passed, $f failed"
+	grep '^not ok ' "$file" | sed 's/^/    /'
+}
+
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+}
+
+no_warnings() { ! grep -E "warning:|error:" "$1"; }
+
+step kernel tools/kernel/build-kernel.sh normal || finish
+kdir=$(tools/kernel/build-kernel.sh normal)
+step kernel-debug tools/kernel/build-kernel.sh debug || finish
+kdir_debug=$(tools/kernel/build-kernel.sh debug)
+
+step modules make -s KDIR="$kdir" modules && step modules-no-warnings no_warnings "$logs/modules.log"
+step modules-debian make -s modules-debian && step modules-debian-no-warnings no_warnings "$logs/modules-debian.log"
+step checkpatch tools/checkpatch.sh
+step provider make -s provider && step provider-abi make -s -C userspace-provider check-abi
+make -s -C tests/host check >"$logs/host.log" 2>&1
+hp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logs/host.log" | tail -1)
+hf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$logs/host.log" | tail -1)
+if [ -n "$hp" ]; then
+	passed=$((passed + hp)) failed=$((failed + hf))
+	echo "host tests: $hp passed, $hf failed"
+else
+	flunk "host tests produced no summary"; tail -20 "$logs/host.log"
+fi
+
+# VM tests: KUnit and smoke on the debug kernel (KASAN, lockdep, kmemleak).
+# The modules must be built for the kernel they load into.
+bz_debug=$kdir_debug/arch/x86/boot/bzImage
+if step modules-for-debug make -s KDIR="$kdir_debug" modules; then
+	for t in kunit smoke; do
+		step "vm-$t" tools/vm/run-vm.sh -k "$bz_debug" -s tests/vm/$t.sh \
+			-o "$logs/vm-$t" -t 900 -m 2048 \
+			-e REPO="$repo" -e KDIR="$kdir_debug"
+		count_tap "vm-$t" "$logs/vm-$t/results.tap"
+	done
+fi
+# Leave modules built for the normal kernel, which demo and users expect.
+make -s KDIR="$kdir" modules >/dev/null 2>&1
+finish

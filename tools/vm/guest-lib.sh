@@ -1,0 +1,82 @@
+#!/bin/bash
+# Helpers sourced by guest test scripts. Expects REPO and KDIR in the
+# environment (run-vm.sh passes them on the kernel command line) and OUT.
+#
+# Results are TAP lines in $OUT/results.tap, one per check.
+
+: "${OUT:=/tmp}" "${REPO:?}" "${KDIR:?}"
+export RDMAV_DRIVERS=$REPO/userspace-provider/build/libmetaroce
+TAP=$OUT/results.tap
+_tap_n=0
+: >"$TAP"
+
+ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*" | tee -a "$TAP"; }
+fail() { _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $*" | tee -a "$TAP"; }
+
+# check DESC CMD...: one TAP line from a command's exit status.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+
+# wait_for SECONDS CMD...: poll until CMD succeeds.
+wait_for() {
+	local t=$(($1 * 10))
+	shift
+	while [ $t -gt 0 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.1
+		t=$((t - 1))
+	done
+	return 1
+}
+
+# Make modprobe (and so request_module autoloading) work for the test kernel:
+# a tmpfs /lib/modules/<version> holding its modules and ours, then depmod.
+setup_modules() {
+	local ver dir
+	ver=$(uname -r)
+	mount -t tmpfs tmpfs /usr/lib/modules
+	dir=/usr/lib/modules/$ver/kernel
+	mkdir -p "$dir/extra"
+	(cd "$KDIR" && find . -name '*.ko' -exec cp --parents {} "$dir/" \;)
+	cp "$REPO"/drivers/infiniband/sw/metaroce/rdma_metaroce.ko "$dir/extra/"
+	[ -f "$REPO/kunit/metaroce_kunit.ko" ] && cp "$REPO/kunit/metaroce_kunit.ko" "$dir/extra/"
+	cp "$KDIR/modules.order" "$KDIR/modules.builtin" /usr/lib/modules/$ver/ 2>/dev/null
+	cp "$KDIR/modules.builtin.modinfo" /usr/lib/modules/$ver/ 2>/dev/null
+	depmod -a "$ver"
+}
+
+# Load the ib stack the way a distribution would: by name, with dependencies.
+load_ib_core() {
+	modprobe ib_uverbs && modprobe rdma_ucm
+}
+
+kmemleak_enabled() { [ -w /sys/kernel/debug/kmemleak ]; }
+
+# Scan for leaks; prints any leak report. Succeeds when there is none.
+kmemleak_clean() {
+	kmemleak_enabled || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	local rep
+	rep=$(cat /sys/kernel/debug/kmemleak)
+	[ -z "$rep" ] && return 0
+	echo "$rep" | head -60
+	return 1
+}
+
+# Succeeds when the kernel log shows no warning, oops or refcount trouble.
+dmesg_clean() {
+	! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called"
+}
+
+tap_summary() {
+	local p f
+	p=$(grep -c '^ok ' "$TAP")
+	f=$(grep -c '^not ok ' "$TAP")
+	echo "guest: $p passed, $f failed"
+	[ "$f" = 0 ]
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Boot the test kernel under QEMU with the host's root shared read-only and
+# run one guest script in it.
+#
+# usage: run-vm.sh -k BZIMAGE -s SCRIPT -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
+#                  [-n listen:PORT|connect:PORT] [-a MAC] [-e VAR=VALUE]...
+#
+# SCRIPT runs as root in the guest (see guest-init.sh) with OUT=/mnt/out, a
+# writable 9p share of OUTDIR. The guest writes its exit status to
+# OUTDIR/status; this script exits with it. The console goes to
+# OUTDIR/console.log; on a hang the guest is killed after TIMEOUT_S and the
+# console tail printed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kernel="" script="" out="" timeout=600 mem=1024 net="" mac="52:54:00:12:34:56"
+extra_env=()
+while getopts "k:s:o:t:m:n:a:e:" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	s) script=$OPTARG ;;
+	o) out=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	n) net=$OPTARG ;;
+	a) mac=$OPTARG ;;
+	e) extra_env+=("$OPTARG") ;;
+	*) echo "usage: see $0" >&2; exit 2 ;;
+	esac
+done
+[ -f "$kernel" ] && [ -f "$script" ] && [ -n "$out" ] ||
+	{ echo "run-vm: need -k BZIMAGE -s SCRIPT -o OUTDIR" >&2; exit 2; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+script=$(cd "$(dirname "$script")" && pwd)/$(basename "$script")
+rm -f "$out/status" "$out/console.log"
+
+netargs=(-nic none)
+if [ -n "$net" ]; then
+	netargs=(-netdev "socket,id=n0,${net/:/=127.0.0.1:}"
+		 -device "virtio-net-pci,netdev=n0,mac=$mac")
+fi
+
+# Unknown key=value kernel parameters reach init as environment variables.
+append="console=ttyS0 panic=-1 oops=panic root=/dev/root rootfstype=9p"
+append+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
+append+=" init=$here/guest-init.sh MROCE_SCRIPT=$script"
+for kv in "${extra_env[@]}"; do
+	append+=" $kv"
+done
+
+accel="tcg,thread=multi"
+[ "${METAROCE_KVM:-0}" = 1 ] && accel=kvm
+
+set +e
+timeout --signal=KILL "$timeout" qemu-system-x86_64 \
+	-machine pc -accel "$accel" -cpu max -smp 1 -m "$mem" \
+	-nodefaults -no-reboot -display none -monitor none \
+	-serial "file:$out/console.log" \
+	-kernel "$kernel" -append "$append" \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev local,id=out,path="$out",security_model=none \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	"${netargs[@]}" </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+set -e
+if [ $rc = 137 ]; then
+	echo "run-vm: guest timed out after ${timeout}s; console tail:" >&2
+	tail -40 "$out/console.log" >&2
+	exit 124
+fi
+if [ ! -f "$out/status" ]; then
+	echo "run-vm: guest died without a status (qemu rc $rc); console tail:" >&2
+	tail -40 "$out/console.log" >&2
+	cat "$out/qemu.log" >&2
+	exit 125
+fi
+exit "$(cat "$out/status")"

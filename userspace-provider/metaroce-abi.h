@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Command and response wrappers for the MetaRoCE uverbs ABI.
+ *
+ * The driver-specific structs come from the kernel's uapi header
+ * <rdma/metaroce-abi.h>; <kernel-abi/metaroce-abi.h> is generated from it at
+ * build time (rdma-core's buildlib/make_abi_structs.py) so that each struct
+ * can be embedded anonymously after the core uverbs struct.
+ */
+#ifndef METAROCE_PROVIDER_ABI_H
+#define METAROCE_PROVIDER_ABI_H
+
+#include <infiniband/kern-abi.h>
+#include <rdma/metaroce-abi.h>
+#include <kernel-abi/metaroce-abi.h>
+
+DECLARE_DRV_CMD(umetaroce_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
+		empty, metaroce_alloc_ucontext_resp);
+
+#endif /* METAROCE_PROVIDER_ABI_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MetaRoCE userspace provider for libibverbs.
+ */
+#ifndef METAROCE_H
+#define METAROCE_H
+
+#include <stdint.h>
+
+#include <infiniband/driver.h>
+#include <ccan/container_of.h>
+
+#include "metaroce-abi.h"
+
+struct metaroce_device {
+	struct verbs_device ibv_dev;
+};
+
+struct metaroce_context {
+	struct verbs_context ibv_ctx;
+	/* Reported by the kernel in the alloc_ucontext response. */
+	uint32_t wire_version;
+	uint32_t max_paths;
+};
+
+static inline struct metaroce_device *to_mdev(struct ibv_device *ibdev)
+{
+	return container_of(ibdev, struct metaroce_device, ibv_dev.device);
+}
+
+static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct metaroce_context, ibv_ctx.context);
+}
+
+/* verbs.c */
+int metaroce_query_device(struct ibv_context *context,
+			  const struct ibv_query_device_ex_input *input,
+			  struct ibv_device_attr_ex *attr, size_t attr_size);
+int metaroce_query_port(struct ibv_context *context, uint8_t port,
+			struct ibv_port_attr *attr);
+
+#endif /* METAROCE_H */
