@@ -13,7 +13,6 @@ is_active() { port_state "$1" | grep -q ACTIVE; }
 is_down() { port_state "$1" | grep -q DOWN; }
 dev_exists() { [ -e /sys/class/infiniband/"$1" ]; }
 dev_gone() { ! dev_exists "$1"; }
-counter() { rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
 # expect_fail ERRTEXT CMD...: CMD must fail and print ERRTEXT.
 expect_fail() {
 	local want=$1 outp
@@ -76,24 +75,18 @@ check "ibv_devinfo shows the GID" sh -c "ibv_devinfo -v -d mroce1 | grep -q '::f
 # dropped only for want of a QP; garbage is dropped as truncated.
 ns h2 ping -c1 -W2 10.11.0.1 >/dev/null
 ns h2 ping -c1 -W2 fd00:11::1 >/dev/null
-send_udp() {	# NETNS ADDR HEXBYTES
-	ns "$1" python3 -c 'import socket,sys
-a=sys.argv[1]; f=socket.AF_INET6 if ":" in a else socket.AF_INET
-s=socket.socket(f, socket.SOCK_DGRAM); s.sendto(bytes.fromhex(sys.argv[2]), (a, 4792))' "$2" "$3"
-}
-appendix_a="0102001c0a00000500000123010203040000001122334455000000090000100000001388deadbeef$(printf '%01808d' 0)"
 trunc0=$(counter mroce1 rx_drop_truncated)
 noqp0=$(counter mroce1 rx_drop_no_qp)
-send_udp h2 10.11.0.1 "676172626167650a"
-send_udp h2 fd00:11::1 "676172626167650a"
-send_udp h2 10.11.0.1 "$appendix_a"
-send_udp h2 fd00:11::1 "$appendix_a"
+ns h2 "$REPO/tools/vm/send-udp" 10.11.0.1 "676172626167650a"
+ns h2 "$REPO/tools/vm/send-udp" fd00:11::1 "676172626167650a"
+ns h2 "$REPO/tools/vm/send-udp" 10.11.0.1 "$APPENDIX_A"
+ns h2 "$REPO/tools/vm/send-udp" fd00:11::1 "$APPENDIX_A"
 check "rdma statistic lists per-reason drop counters" sh -c "rdma statistic show link mroce1/1 | grep -q rx_drop_bad_opcode"
 check "garbage over IPv4 and IPv6 reaches mroce1 in netns h1: rx_drop_truncated +2" \
-	wait_for 5 sh -c "[ \$(rdma statistic show link mroce1/1 | tr ' ' '\n' | grep -A1 -x rx_drop_truncated | tail -1) -eq $((trunc0 + 2)) ]"
+	wait_for 5 counter_is mroce1 rx_drop_truncated $((trunc0 + 2))
 check "valid Appendix A packets pass the codec: rx_drop_no_qp +2" \
-	wait_for 5 sh -c "[ \$(rdma statistic show link mroce1/1 | tr ' ' '\n' | grep -A1 -x rx_drop_no_qp | tail -1) -eq $((noqp0 + 2)) ]"
-check "mroce2 saw none of it" sh -c "[ \$(rdma statistic show link mroce2/1 | tr ' ' '\n' | grep -A1 -x rx_packets | tail -1) -eq 0 ]"
+	wait_for 5 counter_is mroce1 rx_drop_no_qp $((noqp0 + 2))
+check "mroce2 saw none of it" counter_is mroce2 rx_packets 0
 
 # GID table follows address changes.
 ns h1 ip addr add 10.12.0.1/24 dev v1

@@ -24,6 +24,9 @@ mkdir -p /mnt/out 2>/dev/null || true
 mount -t tmpfs tmpfs /mnt
 mkdir -p /mnt/out
 mount -t 9p -o trans=virtio,version=9p2000.L out /mnt/out
+mkdir -p /mnt/shared
+mount -t 9p -o trans=virtio,version=9p2000.L shared /mnt/shared 2>/dev/null ||
+	rmdir /mnt/shared
 hostname guest
 ip link set lo up
 export OUT=/mnt/out HOME=/tmp

@@ -53,6 +53,20 @@ load_ib_core() {
 	modprobe ib_uverbs && modprobe rdma_ucm
 }
 
+# counter DEV NAME: one "rdma statistic" counter of port 1.
+counter() {
+	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -1
+}
+counter_is() { [ "$(counter "$1" "$2")" -eq "$3" ]; }
+counter_ge() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
+
+# send_udp ADDR HEXBYTES: one datagram to the MetaRoCE port of ADDR.
+send_udp() { "$REPO/tools/vm/send-udp" "$@"; }
+
+# The spec's Appendix A packet (protocol.rst): a valid SEND_IMM, 904 bytes of
+# payload, addressed to a QP that does not exist.
+APPENDIX_A="0102001c0a00000500000123010203040000001122334455000000090000100000001388deadbeef$(printf '%01808d' 0)"
+
 kmemleak_enabled() { [ -w /sys/kernel/debug/kmemleak ]; }
 
 # Scan for leaks; prints any leak report. Succeeds when there is none.

@@ -3,18 +3,21 @@
 # run one guest script in it.
 #
 # usage: run-vm.sh -k BZIMAGE -s SCRIPT -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
-#                  [-n listen:PORT|connect:PORT] [-a MAC] [-e VAR=VALUE]...
+#                  [-n listen:PORT|connect:PORT] [-a MAC] [-S SHAREDIR]
+#                  [-e VAR=VALUE]...
 #
 # SCRIPT runs as root in the guest (see guest-init.sh) with OUT=/mnt/out, a
 # writable 9p share of OUTDIR. The guest writes its exit status to
 # OUTDIR/status; this script exits with it. The console goes to
 # OUTDIR/console.log; on a hang the guest is killed after TIMEOUT_S and the
-# console tail printed.
+# console tail printed. -S adds a writable share at /mnt/shared, which two
+# guests of a pair use to wait for each other.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" script="" out="" timeout=600 mem=1024 net="" mac="52:54:00:12:34:56"
+shared=""
 extra_env=()
-while getopts "k:s:o:t:m:n:a:e:" opt; do
+while getopts "k:s:o:t:m:n:a:S:e:" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	s) script=$OPTARG ;;
@@ -23,6 +26,7 @@ while getopts "k:s:o:t:m:n:a:e:" opt; do
 	m) mem=$OPTARG ;;
 	n) net=$OPTARG ;;
 	a) mac=$OPTARG ;;
+	S) shared=$OPTARG ;;
 	e) extra_env+=("$OPTARG") ;;
 	*) echo "usage: see $0" >&2; exit 2 ;;
 	esac
@@ -48,6 +52,13 @@ for kv in "${extra_env[@]}"; do
 	append+=" $kv"
 done
 
+shareargs=()
+if [ -n "$shared" ]; then
+	mkdir -p "$shared"
+	shareargs=(-fsdev "local,id=shared,path=$(cd "$shared" && pwd),security_model=none"
+		   -device virtio-9p-pci,fsdev=shared,mount_tag=shared)
+fi
+
 accel="tcg,thread=multi"
 [ "${METAROCE_KVM:-0}" = 1 ] && accel=kvm
 
@@ -61,7 +72,7 @@ timeout --signal=KILL "$timeout" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
-	"${netargs[@]}" </dev/null >"$out/qemu.log" 2>&1
+	"${shareargs[@]}" "${netargs[@]}" </dev/null >"$out/qemu.log" 2>&1
 rc=$?
 set -e
 if [ $rc = 137 ]; then
