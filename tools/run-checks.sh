@@ -54,6 +54,7 @@ kdir_debug=$(tools/kernel/build-kernel.sh debug)
 step modules make -s KDIR="$kdir" modules && step modules-no-warnings no_warnings "$logs/modules.log"
 step modules-debian make -s modules-debian && step modules-debian-no-warnings no_warnings "$logs/modules-debian.log"
 step checkpatch tools/checkpatch.sh
+step sparse make -s KDIR="$kdir" C=2 modules && step sparse-clean no_warnings "$logs/sparse.log"
 step provider make -s provider && step provider-abi make -s -C userspace-provider check-abi
 make -s -C tests/host check >"$logs/host.log" 2>&1
 hp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logs/host.log" | tail -1)
@@ -66,16 +67,24 @@ else
 fi
 
 # VM tests: KUnit and smoke on the debug kernel (KASAN, lockdep, kmemleak).
-# The modules must be built for the kernel they load into.
+# The modules must be built for the kernel they load into: build them in a
+# copy of the sources, so the tree keeps the normal kernel's build.
 bz_debug=$kdir_debug/arch/x86/boot/bzImage
-if step modules-for-debug make -s KDIR="$kdir_debug" modules; then
+moddir=$repo/build/kdebug
+rm -rf "$moddir" && mkdir -p "$moddir"
+tar -c --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude=modules.order Kbuild drivers include kunit |
+	tar -x -C "$moddir"
+if step modules-for-debug make -s -C "$kdir_debug" M="$moddir" W=1 modules; then
 	for t in kunit smoke; do
 		step "vm-$t" tools/vm/run-vm.sh -k "$bz_debug" -s tests/vm/$t.sh \
 			-o "$logs/vm-$t" -t 900 -m 2048 \
-			-e REPO="$repo" -e KDIR="$kdir_debug"
+			-e REPO="$repo" -e KDIR="$kdir_debug" -e MODDIR="$moddir"
 		count_tap "vm-$t" "$logs/vm-$t/results.tap"
 	done
+	step vm-twohost tools/vm/run-pair.sh -k "$bz_debug" -s tests/vm/twohost.sh \
+		-o "$logs/vm-twohost" -t 900 -e REPO="$repo" -e KDIR="$kdir_debug" -e MODDIR="$moddir"
+	count_tap "vm-twohost host a" "$logs/vm-twohost/a/results.tap"
+	count_tap "vm-twohost host b" "$logs/vm-twohost/b/results.tap"
 fi
-# Leave modules built for the normal kernel, which demo and users expect.
-make -s KDIR="$kdir" modules >/dev/null 2>&1
 finish

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Host test driver for the MetaRoCE protocol code: runs the cases shared
- * with KUnit (kunit/proto_cases.h) under ASan/UBSan. Every decode reads
- * from a heap copy of the exact length, so any over-read aborts the run.
+ * with KUnit (kunit/proto_cases.h, kunit/transport_cases.h) under
+ * ASan/UBSan. Every decode reads from a heap copy of the exact length, so
+ * any over-read aborts the run.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@ static void mt_free(void *p)
 }
 
 #include "proto_cases.h"
+#include "transport_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -68,6 +70,18 @@ int main(int argc, char **argv)
 	test_reason_names(&t);
 	test_psn(&t);
 	test_sack(&t);
+	test_tp_cc_window(&t);
+	test_tp_cc_once_per_rtt(&t);
+	test_tp_cc_ecn_frac(&t);
+	test_tp_only_marked_path(&t);
+	test_tp_pacing(&t);
+	test_tp_rtt(&t);
+	test_tp_loss_sack(&t);
+	test_tp_loss_timer(&t);
+	test_tp_path_states(&t);
+	test_tp_select(&t);
+	test_tp_all_silent(&t);
+	test_tp_ratehint(&t);
 	test_fuzz(&t, iters, seed);
 	printf("%u passed, %u failed\n", t.passed, t.failed);
 	return t.failed ? 1 : 0;

@@ -41,11 +41,14 @@ setup_modules() {
 	dir=/usr/lib/modules/$ver/kernel
 	mkdir -p "$dir/extra"
 	(cd "$KDIR" && find . -name '*.ko' -exec cp --parents {} "$dir/" \;)
-	cp "$REPO"/drivers/infiniband/sw/metaroce/rdma_metaroce.ko "$dir/extra/"
-	[ -f "$REPO/kunit/metaroce_kunit.ko" ] && cp "$REPO/kunit/metaroce_kunit.ko" "$dir/extra/"
+	# MODDIR: where our modules were built for this kernel (default REPO).
+	cp "${MODDIR:-$REPO}"/drivers/infiniband/sw/metaroce/rdma_metaroce.ko "$dir/extra/"
+	[ -f "${MODDIR:-$REPO}/kunit/metaroce_kunit.ko" ] &&
+		cp "${MODDIR:-$REPO}/kunit/metaroce_kunit.ko" "$dir/extra/"
 	cp "$KDIR/modules.order" "$KDIR/modules.builtin" /usr/lib/modules/$ver/ 2>/dev/null
 	cp "$KDIR/modules.builtin.modinfo" /usr/lib/modules/$ver/ 2>/dev/null
 	depmod -a "$ver"
+	kmemleak_clear
 }
 
 # Load the ib stack the way a distribution would: by name, with dependencies.
@@ -68,6 +71,13 @@ send_udp() { "$REPO/tools/vm/send-udp" "$@"; }
 APPENDIX_A="0102001c0a00000500000123010203040000001122334455000000090000100000001388deadbeef$(printf '%01808d' 0)"
 
 kmemleak_enabled() { [ -w /sys/kernel/debug/kmemleak ]; }
+
+# Forget what boot left behind, so a later report is the test's doing.
+kmemleak_clear() {
+	kmemleak_enabled || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+}
 
 # Scan for leaks; prints any leak report. Succeeds when there is none.
 kmemleak_clean() {

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Sender congestion control, one instance per path. Without PFC the fabric
+ * signals congestion through ECN marks long before it drops, so marks are
+ * the primary signal and loss is handled the same way; only the path whose
+ * packets were marked reacts, which moves load to the other paths.
+ */
+#include "cc.h"
+#include <metaroce/wire.h>
+
+void mroce_cc_init(struct mroce_cc *cc, u32 mtu)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->mtu = mtu ? mtu : 1;
+	cc->cwnd = MROCE_CC_INIT_WND_PKTS * cc->mtu;
+	cc->ssthresh = mroce_cc_max_wnd(cc);
+}
+
+static u64 cc_gate(u64 srtt_ns)
+{
+	return srtt_ns ? srtt_ns : MROCE_CC_DEFAULT_RTT_NS;
+}
+
+/* Within one RTT after a decrease the path is still draining what it sent
+ * at the old rate, so neither another decrease nor an increase is due.
+ */
+static bool cc_in_cwr(const struct mroce_cc *cc, u64 now, u64 srtt_ns)
+{
+	return cc->decreased && now - cc->last_decrease_ns < cc_gate(srtt_ns);
+}
+
+void mroce_cc_on_ack(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 acked)
+{
+	u32 max = mroce_cc_max_wnd(cc);
+
+	if (!acked || cc_in_cwr(cc, now, srtt_ns) || cc->cwnd >= max)
+		return;
+	/* Nothing acks more than a maximum window; keeps ca_acc in range. */
+	if (acked > max)
+		acked = max;
+	if (cc->cwnd < cc->ssthresh) {
+		/* Slow start: one byte of window per byte acked. */
+		u64 w = (u64)cc->cwnd + acked;
+
+		cc->cwnd = w > cc->ssthresh ? cc->ssthresh : (u32)w;
+		return;
+	}
+	/* Additive increase: one MTU per cwnd bytes acked, i.e. per RTT. */
+	cc->ca_acc += acked;
+	while (cc->ca_acc >= cc->cwnd && cc->cwnd < max) {
+		cc->ca_acc -= cc->cwnd;
+		cc->cwnd += cc->mtu;
+	}
+	if (cc->cwnd > max)
+		cc->cwnd = max;
+}
+
+static bool cc_decrease(struct mroce_cc *cc, u64 now, u64 srtt_ns)
+{
+	u32 min = mroce_cc_min_wnd(cc);
+	u32 w;
+
+	if (cc_in_cwr(cc, now, srtt_ns))
+		return false;
+	w = cc->cwnd - (cc->cwnd >> MROCE_CC_DECREASE_SHIFT);
+	cc->cwnd = w < min ? min : w;
+	cc->ssthresh = cc->cwnd;
+	cc->ca_acc = 0;
+	cc->decreased = 1;
+	cc->last_decrease_ns = now;
+	cc->decreases++;
+	return true;
+}
+
+bool mroce_cc_on_ecn(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 ce,
+		     u32 pkts)
+{
+	s32 f, frac = cc->ecn_frac;
+
+	/* ce counts marks since the previous echo of this path, which may
+	 * cover more packets than this ACK acknowledges.
+	 */
+	if (pkts < ce)
+		pkts = ce;
+	if (!pkts)
+		return false;
+	f = (s32)((u64)ce * MROCE_CC_FRAC_ONE / pkts);
+	/* Arithmetic shift of a negative step rounds towards -inf, so the
+	 * fraction does reach 0 after marks stop.
+	 */
+	frac += (f - frac) >> MROCE_CC_FRAC_GAIN_SHIFT;
+	if (f > frac && (f - frac) >> MROCE_CC_FRAC_GAIN_SHIFT == 0)
+		frac++;
+	cc->ecn_frac = (u16)frac;
+	if (!ce)
+		return false;
+	cc->marks += ce;
+	return cc_decrease(cc, now, srtt_ns);
+}
+
+bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
+{
+	return cc_decrease(cc, now, srtt_ns);
+}
+
+void mroce_cc_on_timeout(struct mroce_cc *cc, u64 now)
+{
+	u32 min = mroce_cc_min_wnd(cc);
+	u32 half = cc->cwnd >> 1;
+
+	cc->ssthresh = half < min ? min : half;
+	cc->cwnd = min;
+	cc->ca_acc = 0;
+	cc->decreased = 1;
+	cc->last_decrease_ns = now;
+	cc->decreases++;
+}
+
+u64 mroce_cc_window_rate(const struct mroce_cc *cc, u64 srtt_ns)
+{
+	return mroce_div_u64((u64)cc->cwnd * 8 * MROCE_NSEC_PER_SEC,
+			     cc_gate(srtt_ns));
+}
+
+void mroce_pacer_init(struct mroce_pacer *p, u32 burst_bytes)
+{
+	memset(p, 0, sizeof(*p));
+	p->burst_bytes = burst_bytes;
+}
+
+void mroce_pacer_set_rate(struct mroce_pacer *p, u64 rate_bps)
+{
+	p->rate_bps = rate_bps;
+}
+
+void mroce_pacer_on_send(struct mroce_pacer *p, u64 now, u32 bytes)
+{
+	u64 burst_ns, start;
+
+	if (!p->rate_bps) {
+		p->next_ns = now;
+		return;
+	}
+	burst_ns = mroce_div_u64((u64)p->burst_bytes * 8 * MROCE_NSEC_PER_SEC,
+				 p->rate_bps);
+	/* Credit unused while idle only up to the bucket depth. */
+	start = p->next_ns;
+	if (now > burst_ns && start < now - burst_ns)
+		start = now - burst_ns;
+	p->next_ns = start + mroce_div_u64((u64)bytes * 8 * MROCE_NSEC_PER_SEC,
+					   p->rate_bps);
+}
+
+u64 mroce_pace_rate(u32 hint_mbps, u64 window_bps)
+{
+	u64 hint_bps;
+
+	if (hint_mbps == METAROCE_RATE_NONE ||
+	    hint_mbps == METAROCE_RATE_UNLIMITED)
+		return window_bps;
+	hint_bps = (u64)hint_mbps * 1000000;
+	if (!window_bps || hint_bps < window_bps)
+		return hint_bps;
+	return window_bps;
+}

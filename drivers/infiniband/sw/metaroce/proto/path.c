@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Multipath sender state. Every path is a separate route through the
+ * fabric, so RTT, loss and congestion are judged per path: a broken or
+ * congested route then only costs its own share of the traffic, and the
+ * selector shifts packets to the routes that deliver.
+ */
+#include "path.h"
+
+void mroce_rtt_init(struct mroce_rtt *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->rto_ns = MROCE_RTO_INIT_NS;
+}
+
+static u64 rto_clamp(u64 rto)
+{
+	if (rto < MROCE_RTO_MIN_NS)
+		return MROCE_RTO_MIN_NS;
+	if (rto > MROCE_RTO_MAX_NS)
+		return MROCE_RTO_MAX_NS;
+	return rto;
+}
+
+/* RFC 6298 with alpha = 1/8, beta = 1/4, K = 4; the clock granularity
+ * term is covered by MROCE_RTO_MIN_NS.
+ */
+void mroce_rtt_sample(struct mroce_rtt *r, u64 sample_ns)
+{
+	u64 diff;
+
+	if (!sample_ns)
+		sample_ns = 1;
+	if (!r->valid) {
+		r->srtt_ns = sample_ns;
+		r->rttvar_ns = sample_ns >> 1;
+		r->valid = 1;
+	} else {
+		diff = r->srtt_ns > sample_ns ? r->srtt_ns - sample_ns :
+						sample_ns - r->srtt_ns;
+		r->rttvar_ns = r->rttvar_ns - (r->rttvar_ns >> 2) + (diff >> 2);
+		r->srtt_ns = r->srtt_ns - (r->srtt_ns >> 3) + (sample_ns >> 3);
+	}
+	r->rto_ns = rto_clamp(r->srtt_ns + 4 * r->rttvar_ns);
+}
+
+u64 mroce_rtt_rto(const struct mroce_rtt *r)
+{
+	u64 rto = r->rto_ns;
+	unsigned int i;
+
+	for (i = 0; i < r->backoff && rto < MROCE_RTO_MAX_NS; i++)
+		rto <<= 1;
+	return rto_clamp(rto);
+}
+
+void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu)
+{
+	memset(p, 0, sizeof(*p));
+	mroce_rtt_init(&p->rtt);
+	mroce_cc_init(&p->cc, mtu);
+	mroce_sack_init(&p->done, 0);
+	p->id = id;
+	p->state = MROCE_PATH_ACTIVE;
+}
+
+static bool path_carries_data(const struct mroce_path *p)
+{
+	return p->state == MROCE_PATH_ACTIVE || p->state == MROCE_PATH_SUSPECT;
+}
+
+static u64 path_srtt(const struct mroce_path *p)
+{
+	return p->rtt.valid ? p->rtt.srtt_ns : MROCE_PATH_DEFAULT_RTT_NS;
+}
+
+/* Weight ~ the rate the path's window allows (cwnd / srtt), reduced in
+ * proportion to its marked fraction, so a path that is merely starting to
+ * see marks already gets less before its window shrinks.
+ */
+u64 mroce_path_weight(const struct mroce_path *p)
+{
+	u64 w;
+
+	if (!path_carries_data(p))
+		return 0;
+	w = mroce_div_u64((u64)p->cc.cwnd << MROCE_PATH_WEIGHT_SHIFT,
+			  path_srtt(p));
+	w = (w * (MROCE_CC_FRAC_ONE - p->cc.ecn_frac)) >> 10;
+	if (p->state == MROCE_PATH_SUSPECT)
+		w >>= MROCE_PATH_SUSPECT_SHIFT;
+	return w ? w : 1;
+}
+
+static u32 path_outstanding(const struct mroce_path *p)
+{
+	return p->snd_nxt - p->done.base;
+}
+
+bool mroce_path_can_send(const struct mroce_path *p, u32 bytes)
+{
+	if (!path_carries_data(p))
+		return false;
+	if (path_outstanding(p) >= MROCE_PATH_SEQ_WINDOW)
+		return false;
+	/* An empty path may always send one packet, whatever its size. */
+	return !p->inflight || (u64)p->inflight + bytes <= p->cc.cwnd;
+}
+
+int mroce_path_select(struct mroce_path *paths, unsigned int n, u32 bytes)
+{
+	s64 total = 0;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct mroce_path *p = &paths[i];
+		s64 w;
+
+		if (!mroce_path_can_send(p, bytes))
+			continue;
+		w = (s64)mroce_path_weight(p);
+		p->credit += w;
+		total += w;
+		/* Strictly greater: ties go to the lowest index. */
+		if (best < 0 || p->credit > paths[best].credit)
+			best = i;
+	}
+	if (best < 0)
+		return -EAGAIN;
+	paths[best].credit -= total;
+	return best;
+}
+
+static void path_wait(struct mroce_path *p, u64 now)
+{
+	if (!p->waiting) {
+		p->waiting = 1;
+		p->wait_start_ns = now;
+	}
+}
+
+u32 mroce_path_on_send(struct mroce_path *p, u64 now, u32 bytes)
+{
+	/* The timer covers the oldest outstanding packet; start it when the
+	 * path goes from empty to busy.
+	 */
+	if (!path_outstanding(p))
+		p->timer_start_ns = now;
+	path_wait(p, now);
+	p->inflight += bytes;
+	return p->snd_nxt++;
+}
+
+/* Anything received from the path ends its timeout streak. */
+static void path_heard(struct mroce_path *p)
+{
+	p->waiting = 0;
+	p->timeouts = 0;
+	p->rtt.backoff = 0;
+	if (p->state == MROCE_PATH_SUSPECT)
+		p->state = MROCE_PATH_ACTIVE;
+}
+
+bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
+			u32 pkts)
+{
+	if (!path_carries_data(p)) {
+		/* Only the answer to a probe revives a path; an ACK still in
+		 * flight from before the failure proves nothing about now.
+		 */
+		if (p->state != MROCE_PATH_PROBING || echo_ts < p->last_probe_ns)
+			return false;
+		mroce_cc_init(&p->cc, p->cc.mtu);
+		p->state = MROCE_PATH_ACTIVE;
+		p->credit = 0;
+		if (echo_ts <= now)
+			mroce_rtt_sample(&p->rtt, now - echo_ts);
+		path_heard(p);
+		return true;
+	}
+	if (echo_ts <= now)
+		mroce_rtt_sample(&p->rtt, now - echo_ts);
+	path_heard(p);
+	mroce_cc_on_ecn(&p->cc, now, path_srtt(p), ce, pkts);
+	return false;
+}
+
+static bool path_seq_outstanding(const struct mroce_path *p, u32 seq)
+{
+	return seq - p->done.base < path_outstanding(p) &&
+	       !mroce_sack_test(&p->done, seq);
+}
+
+static void path_retire(struct mroce_path *p, u32 seq, u32 bytes)
+{
+	mroce_sack_set(&p->done, seq);
+	mroce_sack_pull(&p->done);
+	p->inflight -= bytes < p->inflight ? bytes : p->inflight;
+}
+
+bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
+{
+	if (!path_seq_outstanding(p, seq))
+		return false;
+	path_retire(p, seq, bytes);
+	path_heard(p);
+	p->timer_start_ns = now;
+	mroce_cc_on_ack(&p->cc, now, path_srtt(p), bytes);
+	return true;
+}
+
+/* Done packets sent on the path after window index i. */
+static unsigned int done_after(const struct mroce_sack *s, u32 i)
+{
+	unsigned int k, n = 0, from = i + 1;
+
+	for (k = from / 64; k < MROCE_SACK_WORDS; k++) {
+		u64 w = s->map[k];
+
+		if (k == from / 64)
+			w &= ~0ULL << (from % 64);
+		n += mroce_popcount64(w);
+	}
+	return n;
+}
+
+bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq)
+{
+	if (!path_seq_outstanding(p, seq))
+		return false;
+	return done_after(&p->done, seq - p->done.base) >=
+	       MROCE_PATH_DUPTHRESH;
+}
+
+bool mroce_path_seq_done(const struct mroce_path *p, u32 seq)
+{
+	return !path_seq_outstanding(p, seq);
+}
+
+void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
+{
+	if (!path_seq_outstanding(p, seq))
+		return;
+	path_retire(p, seq, bytes);
+	p->losses++;
+	mroce_cc_on_loss(&p->cc, now, path_srtt(p));
+}
+
+bool mroce_path_timer_expired(const struct mroce_path *p, u64 now)
+{
+	return path_outstanding(p) &&
+	       now - p->timer_start_ns >= mroce_rtt_rto(&p->rtt);
+}
+
+u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
+{
+	u32 lost = path_outstanding(p) - mroce_sack_count(&p->done);
+
+	mroce_sack_advance(&p->done, p->snd_nxt);
+	p->inflight = 0;
+	p->losses += lost;
+	p->timeouts_total++;
+	if (p->timeouts < 255)
+		p->timeouts++;
+	if (p->rtt.backoff < 31)
+		p->rtt.backoff++;
+	p->timer_start_ns = now;
+	mroce_cc_on_timeout(&p->cc, now);
+	if (p->timeouts >= MROCE_PATH_FAIL_TIMEOUTS) {
+		if (path_carries_data(p)) {
+			p->state = MROCE_PATH_FAILED;
+			p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
+			p->credit = 0;
+		}
+	} else if (p->timeouts >= MROCE_PATH_SUSPECT_TIMEOUTS &&
+		   p->state == MROCE_PATH_ACTIVE) {
+		p->state = MROCE_PATH_SUSPECT;
+	}
+	return lost;
+}
+
+bool mroce_path_probe_due(const struct mroce_path *p, u64 now)
+{
+	return !path_carries_data(p) && now >= p->next_probe_ns;
+}
+
+void mroce_path_on_probe_sent(struct mroce_path *p, u64 now)
+{
+	p->state = MROCE_PATH_PROBING;
+	p->last_probe_ns = now;
+	p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
+	path_wait(p, now);
+}
+
+u64 mroce_paths_window_rate(const struct mroce_path *paths, unsigned int n)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (path_carries_data(&paths[i]))
+			sum += mroce_cc_window_rate(&paths[i].cc,
+						    path_srtt(&paths[i]));
+	}
+	return sum;
+}
+
+bool mroce_paths_all_silent(const struct mroce_path *paths, unsigned int n,
+			    u64 now, u64 qp_timeout_ns, u32 retry_cnt)
+{
+	u64 limit = qp_timeout_ns * ((u64)retry_cnt + 1);
+	unsigned int i;
+
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct mroce_path *p = &paths[i];
+
+		if (!p->waiting || now - p->wait_start_ns <= limit)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Per-path sender state of a multipath connection: RTT estimator, loss
+ * detection, failover state machine and the path selector that sprays
+ * packets over the paths. The caller owns an array of struct mroce_path
+ * (one per path_id), serialises all calls and passes time in as u64
+ * nanoseconds on the clock it also puts in bhdr.ts, so that echoed
+ * timestamps can be compared with it. Documentation/protocol.rst section
+ * 10 is the normative description.
+ */
+#ifndef MROCE_PROTO_PATH_H
+#define MROCE_PROTO_PATH_H
+
+#include "compat.h"
+#include "sack.h"
+#include "cc.h"
+
+/* RTT estimator (RFC 6298) bounds, tuned for data-centre RTTs. */
+#define MROCE_RTO_INIT_NS	10000000ULL	/* 10 ms before any sample */
+#define MROCE_RTO_MIN_NS	1000000ULL	/* 1 ms */
+#define MROCE_RTO_MAX_NS	1000000000ULL	/* 1 s, also caps backoff */
+/* Stand-in for srtt in weights and window rates before a sample. */
+#define MROCE_PATH_DEFAULT_RTT_NS	MROCE_CC_DEFAULT_RTT_NS
+
+/* Lost when this many later packets of the same path are done (RFC 6675
+ * uses 3 too); paths are single routes, so reordering within one is rare.
+ */
+#define MROCE_PATH_DUPTHRESH		3
+/* Consecutive RTO expiries without hearing from the path. */
+#define MROCE_PATH_SUSPECT_TIMEOUTS	1
+#define MROCE_PATH_FAIL_TIMEOUTS	3
+/* A failed path is probed this often until a probe is answered. */
+#define MROCE_PATH_PROBE_INTERVAL_NS	10000000ULL	/* 10 ms */
+/* A suspect path gets 1/4 of the selection weight it would have. */
+#define MROCE_PATH_SUSPECT_SHIFT	2
+/* Packets outstanding on one path, tracked by per-path sequence number. */
+#define MROCE_PATH_SEQ_WINDOW		METAROCE_SACK_BITS
+/* Weight scale: weight = cwnd * 2^SHIFT / srtt_ns. */
+#define MROCE_PATH_WEIGHT_SHIFT		20
+
+enum mroce_path_state {
+	MROCE_PATH_ACTIVE	= 0,	/* carries data at full weight */
+	MROCE_PATH_SUSPECT	= 1,	/* timed out; carries data, less */
+	MROCE_PATH_FAILED	= 2,	/* carries no data, waits to probe */
+	MROCE_PATH_PROBING	= 3,	/* probe sent, waiting for its echo */
+};
+
+struct mroce_rtt {
+	u64 srtt_ns;
+	u64 rttvar_ns;
+	u64 rto_ns;		/* without backoff */
+	u8 valid;		/* srtt/rttvar hold a sample */
+	u8 backoff;		/* RTO doublings since the path was heard */
+};
+
+struct mroce_path {
+	struct mroce_rtt rtt;
+	struct mroce_cc cc;
+	/* Per-path sequence numbers of packets acked or declared lost; base
+	 * is the oldest one still outstanding.
+	 */
+	struct mroce_sack done;
+	u32 snd_nxt;		/* next per-path sequence number */
+	u32 inflight;		/* bytes sent and not acked or lost */
+	u64 timer_start_ns;	/* RTO measured from here */
+	u64 wait_start_ns;	/* first unanswered send since last heard */
+	u64 last_probe_ns;
+	u64 next_probe_ns;
+	s64 credit;		/* smooth weighted round-robin state */
+	u32 losses;		/* packets declared lost, statistics */
+	u32 timeouts_total;	/* statistics */
+	u16 id;			/* bhdr.path_id */
+	u8 state;		/* enum mroce_path_state */
+	u8 timeouts;		/* consecutive RTO expiries */
+	u8 waiting;		/* wait_start_ns is valid */
+};
+
+void mroce_rtt_init(struct mroce_rtt *r);
+void mroce_rtt_sample(struct mroce_rtt *r, u64 sample_ns);
+/* RTO including exponential backoff, clamped to [RTO_MIN, RTO_MAX]. */
+u64 mroce_rtt_rto(const struct mroce_rtt *r);
+
+void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu);
+
+/* Selection weight (0 for paths that must not carry data). */
+u64 mroce_path_weight(const struct mroce_path *p);
+
+/* Whether @bytes more fit the path's window (and sequence window). */
+bool mroce_path_can_send(const struct mroce_path *p, u32 bytes);
+
+/*
+ * Pick the path for the next packet of @bytes: smooth weighted round-robin
+ * among the paths that can send. Returns the index into @paths, or -EAGAIN
+ * when no path has window to spare.
+ */
+int mroce_path_select(struct mroce_path *paths, unsigned int n, u32 bytes);
+
+/* Account a data packet sent on the path; returns its path sequence
+ * number, which the caller keeps with the PSN.
+ */
+u32 mroce_path_on_send(struct mroce_path *p, u64 now, u32 bytes);
+
+/*
+ * An ACK echoed this path (aeth.echo_path): RTT sample from @echo_ts,
+ * liveness, and ECN reaction to @ce marks among the @pkts packets of this
+ * path the ACK newly acknowledges. Returns true if a failed or probing
+ * path became active again.
+ */
+bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
+			u32 pkts);
+
+/* The packet with path sequence @seq was newly (s)acked. Returns false if
+ * it was not outstanding (already acked or declared lost).
+ */
+bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
+
+/* Whether the outstanding packet @seq is presumed lost by SACK count. */
+bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq);
+
+/* Whether @seq is no longer outstanding (acked or declared lost). */
+bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
+
+/* Declare @seq lost (caller retransmits it, on any path). */
+void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
+
+bool mroce_path_timer_expired(const struct mroce_path *p, u64 now);
+
+/*
+ * The path's RTO expired: every packet outstanding on it is declared lost
+ * (the caller retransmits all PSNs it sent on the path that are not yet
+ * acknowledged), the RTO backs off and the state machine advances.
+ * Returns the number of packets declared lost.
+ */
+u32 mroce_path_on_timeout(struct mroce_path *p, u64 now);
+
+bool mroce_path_probe_due(const struct mroce_path *p, u64 now);
+void mroce_path_on_probe_sent(struct mroce_path *p, u64 now);
+
+/* Sum of the window rates of the paths that carry data, bit/s. */
+u64 mroce_paths_window_rate(const struct mroce_path *paths, unsigned int n);
+
+/*
+ * QP error condition: true when every path has gone unanswered for longer
+ * than @qp_timeout_ns * (@retry_cnt + 1). Paths with nothing to answer are
+ * not silent, so an idle connection never qualifies.
+ */
+bool mroce_paths_all_silent(const struct mroce_path *paths, unsigned int n,
+			    u64 now, u64 qp_timeout_ns, u32 retry_cnt);
+
+#endif /* MROCE_PROTO_PATH_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Receiver-computed fair share. Without PFC an incast overflows the
+ * receiver's port before ECN feedback has had a round trip to act; telling
+ * each sender its share up front lets senders pace to it from the first
+ * ACK. Every sender is told the same max-min water level: a sender that
+ * uses less than it is not limited by it, one that wants more is.
+ */
+#include "ratehint.h"
+#include "cc.h"
+#include <metaroce/wire.h>
+
+static int rh_find(const struct mroce_rh *rh, u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+		if (rh->s[i].used && rh->s[i].id == id)
+			return i;
+	}
+	return -1;
+}
+
+static u64 rh_demand(const struct mroce_rh_sender *s)
+{
+	return mroce_div_u64(s->rate_bps * MROCE_RH_HEADROOM_NUM,
+			     MROCE_RH_HEADROOM_DEN);
+}
+
+/*
+ * Water filling. Each round, senders whose demand is below the current
+ * level are satisfied with their demand and leave the rest to the others.
+ * One sender always stays unsatisfied (the largest demand, lowest slot on
+ * ties), so the level is what an unconstrained sender may use.
+ */
+static void rh_recompute(struct mroce_rh *rh)
+{
+	u8 sat[MROCE_RH_MAX_SENDERS] = { 0 };
+	u64 rem = rh->capacity_bps;
+	unsigned int unsat = rh->active;
+	unsigned int i, cand;
+	int keep;
+
+	if (!rh->capacity_bps || rh->capacity_bps == U64_MAX || !unsat) {
+		rh->level_bps = rh->capacity_bps;
+		return;
+	}
+	for (;;) {
+		rh->level_bps = mroce_div_u64(rem, unsat);
+		cand = 0;
+		keep = -1;
+		for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+			const struct mroce_rh_sender *s = &rh->s[i];
+
+			if (!s->used || sat[i] || !s->measured ||
+			    rh_demand(s) >= rh->level_bps)
+				continue;
+			cand++;
+			if (keep < 0 || rh_demand(s) > rh_demand(&rh->s[keep]))
+				keep = i;
+		}
+		if (!cand)
+			return;
+		if (cand < unsat)
+			keep = -1;
+		for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+			const struct mroce_rh_sender *s = &rh->s[i];
+
+			if (!s->used || sat[i] || !s->measured ||
+			    rh_demand(s) >= rh->level_bps || (int)i == keep)
+				continue;
+			sat[i] = 1;
+			rem -= rh_demand(s);
+			unsat--;
+		}
+		if (keep >= 0) {
+			/* Everyone uses less than the share: the one left
+			 * may use everything the others leave.
+			 */
+			rh->level_bps = rem;
+			return;
+		}
+	}
+}
+
+void mroce_rh_set_capacity(struct mroce_rh *rh, u32 capacity_mbps)
+{
+	if (capacity_mbps == METAROCE_RATE_UNLIMITED)
+		rh->capacity_bps = U64_MAX;
+	else
+		rh->capacity_bps = (u64)capacity_mbps * 1000000;
+	rh_recompute(rh);
+}
+
+void mroce_rh_init(struct mroce_rh *rh, u32 capacity_mbps, u64 now)
+{
+	memset(rh, 0, sizeof(*rh));
+	rh->last_update_ns = now;
+	mroce_rh_set_capacity(rh, capacity_mbps);
+}
+
+int mroce_rh_on_packet(struct mroce_rh *rh, u64 id, u64 now, u32 bytes)
+{
+	struct mroce_rh_sender *s;
+	int i = rh_find(rh, id);
+	int joined = 0;
+
+	if (i < 0) {
+		for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+			if (!rh->s[i].used)
+				break;
+		}
+		if (i == MROCE_RH_MAX_SENDERS) {
+			rh->overflows++;
+			return -ENOSPC;
+		}
+		s = &rh->s[i];
+		memset(s, 0, sizeof(*s));
+		s->used = 1;
+		s->id = id;
+		s->first_seen_ns = now;
+		rh->active++;
+		joined = 1;
+	}
+	s = &rh->s[i];
+	s->last_seen_ns = now;
+	s->bytes += bytes;
+	/* A join lowers the share at once, so the next ACK to every sender
+	 * already carries it.
+	 */
+	if (joined)
+		rh_recompute(rh);
+	return joined;
+}
+
+static void rh_remove(struct mroce_rh *rh, unsigned int i)
+{
+	memset(&rh->s[i], 0, sizeof(rh->s[i]));
+	rh->active--;
+}
+
+void mroce_rh_leave(struct mroce_rh *rh, u64 id)
+{
+	int i = rh_find(rh, id);
+
+	if (i < 0)
+		return;
+	rh_remove(rh, i);
+	rh_recompute(rh);
+}
+
+void mroce_rh_update(struct mroce_rh *rh, u64 now)
+{
+	u64 dt = now - rh->last_update_ns;
+	unsigned int i;
+
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+		struct mroce_rh_sender *s = &rh->s[i];
+
+		if (!s->used)
+			continue;
+		if (now - s->last_seen_ns > MROCE_RH_IDLE_NS) {
+			rh_remove(rh, i);
+			continue;
+		}
+		/* Only a sender present for the whole interval has a rate;
+		 * a newcomer counts as greedy until then.
+		 */
+		if (dt && s->first_seen_ns <= rh->last_update_ns) {
+			s->rate_bps = mroce_div_u64(s->bytes * 8 *
+						    MROCE_NSEC_PER_SEC, dt);
+			s->measured = 1;
+		}
+		s->bytes = 0;
+	}
+	rh->last_update_ns = now;
+	rh_recompute(rh);
+}
+
+u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
+{
+	u64 level, mbps;
+
+	if (!rh->capacity_bps)
+		return METAROCE_RATE_NONE;
+	if (rh->capacity_bps == U64_MAX)
+		return METAROCE_RATE_UNLIMITED;
+	if (rh_find(rh, id) >= 0)
+		level = rh->level_bps;
+	else
+		level = mroce_div_u64(rh->capacity_bps,
+				      MROCE_RH_MAX_SENDERS + 1);
+	mbps = mroce_div_u64(level, 1000000);
+	/* 0 and 0xffffffff have special meanings on the wire. */
+	if (!mbps)
+		return 1;
+	if (mbps >= METAROCE_RATE_UNLIMITED)
+		return METAROCE_RATE_UNLIMITED - 1;
+	return (u32)mbps;
+}

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MetaRoCE transport algorithm cases (paths, congestion control, pacing,
+ * rate hints), shared by the KUnit module and the host test program like
+ * proto_cases.h, whose includer contract (struct mt, MT_CHECK, mt_log)
+ * applies here too.
+ */
+#ifndef MROCE_TRANSPORT_CASES_H
+#define MROCE_TRANSPORT_CASES_H
+
+#include "proto/path.h"
+#include "proto/cc.h"
+#include "proto/ratehint.h"
+
+#define TP_MTU		4096
+#define TP_US		1000ULL
+#define TP_MS		1000000ULL
+
+static void test_tp_cc_window(struct mt *t)
+{
+	struct mroce_cc cc;
+	unsigned int i;
+	u64 now = 0;
+
+	mroce_cc_init(&cc, TP_MTU);
+	MT_CHECK(t, cc.cwnd == MROCE_CC_INIT_WND_PKTS * TP_MTU);
+	MT_CHECK(t, cc.ssthresh == MROCE_CC_MAX_WND_PKTS * TP_MTU);
+
+	/* Slow start: the window grows by the bytes acked. */
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, 5 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == 15 * TP_MTU);
+
+	/* Congestion avoidance: one MTU per window's worth of acks. */
+	cc.cwnd = 20 * TP_MTU;
+	cc.ssthresh = 20 * TP_MTU;
+	for (i = 0; i < 19; i++)
+		mroce_cc_on_ack(&cc, now, 100 * TP_US, TP_MTU);
+	MT_CHECK(t, cc.cwnd == 20 * TP_MTU);
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, TP_MTU);
+	MT_CHECK(t, cc.cwnd == 21 * TP_MTU);
+	MT_CHECK(t, cc.ca_acc == 0);
+	/* A partial ack carries over to the next increase. */
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, 22 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == 22 * TP_MTU);
+	MT_CHECK(t, cc.ca_acc == TP_MTU);
+
+	/* Slow start stops at ssthresh. */
+	cc.cwnd = 10 * TP_MTU;
+	cc.ssthresh = 12 * TP_MTU;
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, 8 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == 12 * TP_MTU);
+
+	/* Maximum window. */
+	cc.cwnd = mroce_cc_max_wnd(&cc);
+	cc.ssthresh = cc.cwnd;
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, 1000 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == MROCE_CC_MAX_WND_PKTS * TP_MTU);
+	mroce_cc_init(&cc, TP_MTU);
+	cc.ssthresh = cc.cwnd;
+	mroce_cc_on_ack(&cc, now, 100 * TP_US, 0xffffffffU);
+	MT_CHECK(t, cc.cwnd <= MROCE_CC_MAX_WND_PKTS * TP_MTU);
+
+	/* Minimum window: halving stops at one MTU. */
+	mroce_cc_init(&cc, TP_MTU);
+	for (i = 0; i < 10; i++) {
+		now += 200 * TP_US;
+		mroce_cc_on_ecn(&cc, now, 100 * TP_US, 1, 1);
+	}
+	MT_CHECK(t, cc.cwnd == MROCE_CC_MIN_WND_PKTS * TP_MTU);
+	MT_CHECK(t, cc.decreases == 10);
+	/* Halving an odd window rounds the decrease down. */
+	mroce_cc_init(&cc, 1000);
+	cc.cwnd = 5001;
+	mroce_cc_on_loss(&cc, 0, 100 * TP_US);
+	MT_CHECK(t, cc.cwnd == 2501);
+	/* Timeout: minimum window, ssthresh at half the old window. */
+	mroce_cc_init(&cc, TP_MTU);
+	cc.cwnd = 40 * TP_MTU;
+	mroce_cc_on_timeout(&cc, 0);
+	MT_CHECK(t, cc.cwnd == TP_MTU);
+	MT_CHECK(t, cc.ssthresh == 20 * TP_MTU);
+	MT_CHECK(t, mroce_cc_window_rate(&cc, 100 * TP_US) ==
+		    (u64)TP_MTU * 8 * 10000);
+}
+
+static void test_tp_cc_once_per_rtt(struct mt *t)
+{
+	const u64 srtt = 100 * TP_US;
+	struct mroce_cc cc;
+	u64 now = 5 * TP_MS;
+
+	mroce_cc_init(&cc, TP_MTU);
+	cc.cwnd = 64 * TP_MTU;
+	cc.ssthresh = 64 * TP_MTU;
+
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, now, srtt, 3, 8));
+	MT_CHECK(t, cc.cwnd == 32 * TP_MTU);
+	MT_CHECK(t, cc.ssthresh == 32 * TP_MTU);
+	/* More marks and a loss within the same RTT: no further decrease. */
+	MT_CHECK(t, !mroce_cc_on_ecn(&cc, now + 1, srtt, 8, 8));
+	MT_CHECK(t, !mroce_cc_on_ecn(&cc, now + srtt / 2, srtt, 8, 8));
+	MT_CHECK(t, !mroce_cc_on_loss(&cc, now + srtt - 1, srtt));
+	MT_CHECK(t, cc.cwnd == 32 * TP_MTU);
+	/* ... and no increase either while the old window drains. */
+	mroce_cc_on_ack(&cc, now + srtt - 1, srtt, 64 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == 32 * TP_MTU);
+	/* One RTT later the next mark counts again. */
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, now + srtt, srtt, 1, 8));
+	MT_CHECK(t, cc.cwnd == 16 * TP_MTU);
+	MT_CHECK(t, cc.decreases == 2);
+	/* Unmarked echoes after that grow the window again. */
+	now += 2 * srtt;
+	MT_CHECK(t, !mroce_cc_on_ecn(&cc, now, srtt, 0, 8));
+	mroce_cc_on_ack(&cc, now, srtt, 16 * TP_MTU);
+	MT_CHECK(t, cc.cwnd == 17 * TP_MTU);
+	/* Before any RTT sample the gate is the default RTT. */
+	mroce_cc_init(&cc, TP_MTU);
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, 0, 0, 1, 1));
+	MT_CHECK(t, !mroce_cc_on_ecn(&cc, MROCE_CC_DEFAULT_RTT_NS - 1, 0,
+				     1, 1));
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, MROCE_CC_DEFAULT_RTT_NS, 0, 1, 1));
+}
+
+static void test_tp_cc_ecn_frac(struct mt *t)
+{
+	struct mroce_cc cc;
+	unsigned int i;
+
+	mroce_cc_init(&cc, TP_MTU);
+	for (i = 0; i < 200; i++)
+		mroce_cc_on_ecn(&cc, i * TP_MS, 100 * TP_US, 1, 2);
+	MT_CHECK(t, cc.ecn_frac >= 500 && cc.ecn_frac <= 512);
+	for (i = 0; i < 200; i++)
+		mroce_cc_on_ecn(&cc, i * TP_MS, 100 * TP_US, 0, 2);
+	MT_CHECK(t, cc.ecn_frac == 0);
+	for (i = 0; i < 300; i++)
+		mroce_cc_on_ecn(&cc, i * TP_MS, 100 * TP_US, 4, 2);
+	MT_CHECK(t, cc.ecn_frac == MROCE_CC_FRAC_ONE);
+	MT_CHECK(t, cc.marks == 200 + 1200);
+}
+
+static void tp_paths_init(struct mroce_path *p, unsigned int n, u32 cwnd)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		mroce_path_init(&p[i], i, TP_MTU);
+		p[i].cc.cwnd = cwnd;
+		mroce_rtt_sample(&p[i].rtt, 100 * TP_US);
+	}
+}
+
+static void test_tp_only_marked_path(struct mt *t)
+{
+	struct mroce_path p[4];
+	u64 now = 10 * TP_MS;
+	unsigned int i;
+
+	tp_paths_init(p, 4, 64 * TP_MTU);
+	for (i = 0; i < 4; i++)
+		mroce_path_on_echo(&p[i], now, now - 100 * TP_US, i == 2, 4);
+	MT_CHECK(t, p[2].cc.cwnd == 32 * TP_MTU);
+	MT_CHECK(t, p[0].cc.cwnd == 64 * TP_MTU);
+	MT_CHECK(t, p[1].cc.cwnd == 64 * TP_MTU);
+	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
+	MT_CHECK(t, p[2].cc.ecn_frac > 0 && p[0].cc.ecn_frac == 0);
+	/* A loss detected on path 1 shrinks only path 1. */
+	(void)mroce_path_on_send(&p[1], now, TP_MTU);
+	mroce_path_on_lost(&p[1], now, 0, TP_MTU);
+	MT_CHECK(t, p[1].cc.cwnd == 32 * TP_MTU);
+	MT_CHECK(t, p[0].cc.cwnd == 64 * TP_MTU);
+	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
+}
+
+static void test_tp_rtt(struct mt *t)
+{
+	struct mroce_rtt r;
+	unsigned int i;
+
+	mroce_rtt_init(&r);
+	MT_CHECK(t, mroce_rtt_rto(&r) == MROCE_RTO_INIT_NS);
+	/* First sample: srtt = R, rttvar = R / 2, rto = R + 4 * R / 2. */
+	mroce_rtt_sample(&r, 2 * TP_MS);
+	MT_CHECK(t, r.srtt_ns == 2 * TP_MS);
+	MT_CHECK(t, r.rttvar_ns == TP_MS);
+	MT_CHECK(t, mroce_rtt_rto(&r) == 6 * TP_MS);
+	/* Second: rttvar = 3/4 * 1ms + 1/4 * |2 - 4| ms, srtt += (4 - 2)/8. */
+	mroce_rtt_sample(&r, 4 * TP_MS);
+	MT_CHECK(t, r.rttvar_ns == 1250 * TP_US);
+	MT_CHECK(t, r.srtt_ns == 2250 * TP_US);
+	MT_CHECK(t, r.rto_ns == 7250 * TP_US);
+
+	/* Convergence on a step change of the RTT. */
+	mroce_rtt_init(&r);
+	for (i = 0; i < 100; i++)
+		mroce_rtt_sample(&r, 100 * TP_US);
+	MT_CHECK(t, r.srtt_ns == 100 * TP_US);
+	MT_CHECK(t, r.rttvar_ns < TP_US);
+	/* Tiny RTTs are clamped to the minimum RTO. */
+	MT_CHECK(t, mroce_rtt_rto(&r) == MROCE_RTO_MIN_NS);
+	for (i = 0; i < 100; i++)
+		mroce_rtt_sample(&r, 20 * TP_MS);
+	MT_CHECK(t, r.srtt_ns > 19800 * TP_US && r.srtt_ns <= 20 * TP_MS);
+	MT_CHECK(t, mroce_rtt_rto(&r) >= r.srtt_ns);
+	MT_CHECK(t, mroce_rtt_rto(&r) < 21 * TP_MS);
+	/* Backoff doubles up to the maximum. */
+	r.backoff = 3;
+	MT_CHECK(t, mroce_rtt_rto(&r) == r.rto_ns * 8);
+	r.backoff = 31;
+	MT_CHECK(t, mroce_rtt_rto(&r) == MROCE_RTO_MAX_NS);
+	r.backoff = 0;
+	mroce_rtt_sample(&r, 10000 * TP_MS);
+	MT_CHECK(t, mroce_rtt_rto(&r) == MROCE_RTO_MAX_NS);
+	/* A zero sample is counted as 1 ns, not as "no sample". */
+	mroce_rtt_init(&r);
+	mroce_rtt_sample(&r, 0);
+	MT_CHECK(t, r.valid && r.srtt_ns == 1);
+}
+
+static void test_tp_loss_sack(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = TP_MS;
+	u32 seq;
+
+	mroce_path_init(&p, 7, TP_MTU);
+	for (seq = 0; seq < 6; seq++)
+		MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == seq);
+	MT_CHECK(t, p.inflight == 6 * TP_MTU);
+
+	/* 1 and 2 arrive: two later packets are not enough to give up 0. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 1, TP_MTU));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 2, TP_MTU));
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 2, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0));
+	MT_CHECK(t, p.inflight == 4 * TP_MTU);
+	/* The third later packet makes 0 lost, but not 4 (nothing later). */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 3, TP_MTU));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 4));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 3));
+	MT_CHECK(t, !mroce_path_seq_done(&p, 0));
+	mroce_path_on_lost(&p, now, 0, TP_MTU);
+	MT_CHECK(t, mroce_path_seq_done(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0));
+	MT_CHECK(t, p.losses == 1);
+	MT_CHECK(t, p.inflight == 2 * TP_MTU);
+	MT_CHECK(t, p.done.base == 4);
+	/* A late ack of a packet declared lost changes nothing. */
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 0, TP_MTU));
+	MT_CHECK(t, p.inflight == 2 * TP_MTU);
+	/* Sequence numbers never sent are not outstanding. */
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 6, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 100));
+
+	/* Counting spans bitmap words. */
+	mroce_path_init(&p, 0, 256);
+	for (seq = 0; seq < 200; seq++)
+		(void)mroce_path_on_send(&p, now, 256);
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 70, 256));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 130, 256));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 5));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 199, 256));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 5));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 69));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 71));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 198));
+}
+
+static void test_tp_loss_timer(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 50 * TP_MS, rto;
+
+	mroce_path_init(&p, 1, TP_MTU);
+	mroce_rtt_sample(&p.rtt, 3 * TP_MS);	/* rto 9 ms */
+	rto = mroce_rtt_rto(&p.rtt);
+	MT_CHECK(t, rto == 9 * TP_MS);
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 10 * rto));
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now + TP_MS, TP_MTU);
+	(void)mroce_path_on_send(&p, now + 2 * TP_MS, TP_MTU);
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + rto - 1));
+	MT_CHECK(t, mroce_path_timer_expired(&p, now + rto));
+	/* An ack restarts the timer. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now + 4 * TP_MS, 0, TP_MTU));
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + rto));
+	now += 4 * TP_MS + rto;
+	MT_CHECK(t, mroce_path_timer_expired(&p, now));
+	MT_CHECK(t, mroce_path_on_timeout(&p, now) == 2);
+	MT_CHECK(t, p.inflight == 0);
+	MT_CHECK(t, p.losses == 2);
+	MT_CHECK(t, mroce_path_seq_done(&p, 1) && mroce_path_seq_done(&p, 2));
+	MT_CHECK(t, p.cc.cwnd == MROCE_CC_MIN_WND_PKTS * TP_MTU);
+	MT_CHECK(t, mroce_rtt_rto(&p.rtt) == 2 * rto);
+	MT_CHECK(t, p.state == MROCE_PATH_SUSPECT);
+	/* Nothing outstanding: no timer. */
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 100 * rto));
+	/* Sequence numbers continue after the timeout. */
+	MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == 3);
+}
+
+/* Send one packet on @p and let its RTO expire. */
+static void tp_timeout(struct mroce_path *p, u64 *now)
+{
+	(void)mroce_path_on_send(p, *now, TP_MTU);
+	*now += mroce_rtt_rto(&p->rtt);
+	if (mroce_path_timer_expired(p, *now))
+		(void)mroce_path_on_timeout(p, *now);
+}
+
+static void test_tp_path_states(struct mt *t)
+{
+	struct mroce_path p[2];
+	u64 now = TP_MS, probe;
+
+	tp_paths_init(p, 2, 10 * TP_MTU);
+	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE);
+	tp_timeout(&p[0], &now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT && p[0].timeouts == 1);
+	MT_CHECK(t, mroce_path_weight(&p[0]) > 0);
+	MT_CHECK(t, mroce_path_can_send(&p[0], TP_MTU));
+	/* Hearing from the path clears the suspicion and the backoff. */
+	mroce_path_on_echo(&p[0], now, now - 100 * TP_US, 0, 1);
+	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE && p[0].timeouts == 0);
+	MT_CHECK(t, p[0].rtt.backoff == 0);
+
+	tp_timeout(&p[0], &now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT);
+	tp_timeout(&p[0], &now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT);
+	tp_timeout(&p[0], &now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_FAILED);
+	MT_CHECK(t, p[0].timeouts == MROCE_PATH_FAIL_TIMEOUTS);
+	MT_CHECK(t, mroce_path_weight(&p[0]) == 0);
+	MT_CHECK(t, !mroce_path_can_send(&p[0], TP_MTU));
+	MT_CHECK(t, mroce_path_select(p, 2, TP_MTU) == 1);
+
+	/* Probed only once the interval has passed. */
+	MT_CHECK(t, !mroce_path_probe_due(&p[0], now));
+	MT_CHECK(t, !mroce_path_probe_due(&p[1], now + 100 * TP_MS));
+	now += MROCE_PATH_PROBE_INTERVAL_NS;
+	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
+	probe = now;
+	mroce_path_on_probe_sent(&p[0], probe);
+	MT_CHECK(t, p[0].state == MROCE_PATH_PROBING);
+	MT_CHECK(t, !mroce_path_probe_due(&p[0], now + 1));
+	MT_CHECK(t, !mroce_path_can_send(&p[0], TP_MTU));
+	/* An unanswered probe is repeated one interval later. */
+	now += MROCE_PATH_PROBE_INTERVAL_NS;
+	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
+	probe = now;
+	mroce_path_on_probe_sent(&p[0], probe);
+	/* An echo of something sent before the probe does not revive it. */
+	MT_CHECK(t, !mroce_path_on_echo(&p[0], now + 10, probe - 1, 0, 1));
+	MT_CHECK(t, p[0].state == MROCE_PATH_PROBING);
+	/* The probe's answer does, with a fresh window. */
+	MT_CHECK(t, mroce_path_on_echo(&p[0], now + 50 * TP_US, probe, 0, 1));
+	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE);
+	MT_CHECK(t, p[0].timeouts == 0);
+	MT_CHECK(t, p[0].cc.cwnd == MROCE_CC_INIT_WND_PKTS * TP_MTU);
+	MT_CHECK(t, mroce_path_can_send(&p[0], TP_MTU));
+	MT_CHECK(t, mroce_path_weight(&p[0]) > 0);
+}
+
+static void test_tp_select(struct mt *t)
+{
+	struct mroce_path p[4];
+	unsigned int cnt[4] = { 0 }, i;
+	int k;
+
+	/* Equal paths share equally and in strict rotation. */
+	tp_paths_init(p, 4, 64 * TP_MTU);
+	for (i = 0; i < 10000; i++) {
+		k = mroce_path_select(p, 4, TP_MTU);
+		MT_CHECK(t, k == (int)(i % 4));
+		if (k >= 0)
+			cnt[k]++;
+	}
+	MT_CHECK(t, cnt[0] == 2500 && cnt[3] == 2500);
+
+	/* A failed path gets nothing; the others split its share. */
+	tp_paths_init(p, 4, 64 * TP_MTU);
+	p[2].state = MROCE_PATH_FAILED;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 9999; i++) {
+		k = mroce_path_select(p, 4, TP_MTU);
+		if (k >= 0)
+			cnt[k]++;
+	}
+	MT_CHECK(t, cnt[2] == 0);
+	MT_CHECK(t, cnt[0] == 3333 && cnt[1] == 3333 && cnt[3] == 3333);
+
+	/* Window halved by marks: 1/7 of the picks (weights 1:2:2:2). */
+	tp_paths_init(p, 4, 64 * TP_MTU);
+	p[0].cc.cwnd = 32 * TP_MTU;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 7000; i++) {
+		k = mroce_path_select(p, 4, TP_MTU);
+		if (k >= 0)
+			cnt[k]++;
+	}
+	mt_log(t, "select cwnd/2: %u %u %u %u", cnt[0], cnt[1], cnt[2],
+	       cnt[3]);
+	MT_CHECK(t, cnt[0] == 1000 && cnt[1] == 2000);
+
+	/* Twice the RTT (slow path): half the weight. A suspect path: 1/4.
+	 * A half-marked path: 1/2. Weights 2:4:1:2 of 9.
+	 */
+	tp_paths_init(p, 4, 64 * TP_MTU);
+	p[0].rtt.srtt_ns = 200 * TP_US;
+	p[2].state = MROCE_PATH_SUSPECT;
+	p[3].cc.ecn_frac = MROCE_CC_FRAC_ONE / 2;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < 9000; i++) {
+		k = mroce_path_select(p, 4, TP_MTU);
+		if (k >= 0)
+			cnt[k]++;
+	}
+	mt_log(t, "select mixed: %u %u %u %u", cnt[0], cnt[1], cnt[2],
+	       cnt[3]);
+	MT_CHECK(t, cnt[0] >= 1990 && cnt[0] <= 2010);
+	MT_CHECK(t, cnt[1] >= 3990 && cnt[1] <= 4010);
+	MT_CHECK(t, cnt[2] >= 990 && cnt[2] <= 1010);
+	MT_CHECK(t, cnt[3] >= 1990 && cnt[3] <= 2010);
+
+	/* Only paths with window to spare are picked; none: -EAGAIN. */
+	tp_paths_init(p, 2, 2 * TP_MTU);
+	for (i = 0; i < 4; i++) {
+		k = mroce_path_select(p, 2, TP_MTU);
+		MT_CHECK(t, k >= 0);
+		if (k >= 0)
+			(void)mroce_path_on_send(&p[k], 0, TP_MTU);
+	}
+	MT_CHECK(t, p[0].inflight == 2 * TP_MTU);
+	MT_CHECK(t, p[1].inflight == 2 * TP_MTU);
+	MT_CHECK(t, mroce_path_select(p, 2, TP_MTU) == -EAGAIN);
+	MT_CHECK(t, mroce_path_on_acked(&p[1], 10, 0, TP_MTU));
+	MT_CHECK(t, mroce_path_select(p, 2, TP_MTU) == 1);
+	/* An empty path may send a packet larger than its window. */
+	mroce_path_init(&p[0], 0, 1000);
+	MT_CHECK(t, mroce_path_can_send(&p[0], 20000));
+	MT_CHECK(t, mroce_path_select(p, 0, TP_MTU) == -EAGAIN);
+}
+
+static void test_tp_all_silent(struct mt *t)
+{
+	struct mroce_path p[2];
+	const u64 to = 4 * TP_MS;	/* QP timeout */
+	u64 now = 100 * TP_MS;
+
+	tp_paths_init(p, 2, 10 * TP_MTU);
+	/* Idle paths are not silent, however long. */
+	MT_CHECK(t, !mroce_paths_all_silent(p, 2, now, to, 2));
+	(void)mroce_path_on_send(&p[0], now, TP_MTU);
+	(void)mroce_path_on_send(&p[1], now + TP_MS, TP_MTU);
+	MT_CHECK(t, !mroce_paths_all_silent(p, 2, now + 3 * to + TP_MS, to,
+					    2));
+	MT_CHECK(t, mroce_paths_all_silent(p, 2, now + 3 * to + TP_MS + 1,
+					   to, 2));
+	/* Hearing from one path is enough to keep the QP alive. */
+	(void)mroce_path_on_acked(&p[1], now + 2 * TP_MS, 0, TP_MTU);
+	MT_CHECK(t, !mroce_paths_all_silent(p, 2, now + 100 * to, to, 2));
+	/* Retransmissions after a timeout do not restart the clock. */
+	(void)mroce_path_on_send(&p[1], now + 3 * TP_MS, TP_MTU);
+	(void)mroce_path_on_timeout(&p[1], now + 5 * TP_MS);
+	(void)mroce_path_on_send(&p[1], now + 5 * TP_MS, TP_MTU);
+	MT_CHECK(t, mroce_paths_all_silent(p, 2, now + 3 * TP_MS + 3 * to + 1,
+					   to, 2));
+	MT_CHECK(t, !mroce_paths_all_silent(p, 0, now, to, 2));
+}
+
+static void test_tp_pacing(struct mt *t)
+{
+	struct mroce_pacer pc;
+	struct mroce_path p[2];
+	u64 now = 10 * TP_MS;
+	unsigned int i, burst;
+
+	/* 8 Gbit/s is one byte per ns; no bucket: strict spacing. */
+	mroce_pacer_init(&pc, 0);
+	mroce_pacer_set_rate(&pc, 8000000000ULL);
+	MT_CHECK(t, mroce_pacer_may_send(&pc, now));
+	mroce_pacer_on_send(&pc, now, 1000);
+	MT_CHECK(t, mroce_pacer_next(&pc) == now + 1000);
+	MT_CHECK(t, !mroce_pacer_may_send(&pc, now + 999));
+	MT_CHECK(t, mroce_pacer_may_send(&pc, now + 1000));
+	/* Sending late does not earn credit without a bucket. */
+	mroce_pacer_on_send(&pc, now + 1500, 4000);
+	MT_CHECK(t, mroce_pacer_next(&pc) == now + 5500);
+
+	/* 100 Gbit/s, 4096-byte packets: 327 ns apart. */
+	mroce_pacer_init(&pc, 0);
+	mroce_pacer_set_rate(&pc, 100000000000ULL);
+	for (i = 0; i < 1000; i++) {
+		MT_CHECK(t, mroce_pacer_may_send(&pc, now));
+		mroce_pacer_on_send(&pc, now, 4096);
+		now = mroce_pacer_next(&pc);
+	}
+	MT_CHECK(t, now == 10 * TP_MS + 1000 * 327);
+
+	/* A 16 KiB bucket lets 4 + 1 packets out back to back after idle. */
+	mroce_pacer_init(&pc, 16384);
+	mroce_pacer_set_rate(&pc, 8000000000ULL);
+	now = 50 * TP_MS;
+	for (burst = 0; burst < 100 && mroce_pacer_may_send(&pc, now); burst++)
+		mroce_pacer_on_send(&pc, now, 4096);
+	MT_CHECK(t, burst == 5);
+	MT_CHECK(t, mroce_pacer_next(&pc) == now + 4096);
+	/* Unlimited rate never delays. */
+	mroce_pacer_set_rate(&pc, 0);
+	mroce_pacer_on_send(&pc, now, 4096);
+	MT_CHECK(t, mroce_pacer_may_send(&pc, now));
+
+	/* The pacing rate is min(rate hint, window rate). */
+	MT_CHECK(t, mroce_pace_rate(25000, 40000000000ULL) == 25000000000ULL);
+	MT_CHECK(t, mroce_pace_rate(50000, 40000000000ULL) == 40000000000ULL);
+	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_NONE, 7) == 7);
+	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_UNLIMITED, 7) == 7);
+	MT_CHECK(t, mroce_pace_rate(100, 0) == 100000000ULL);
+	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_NONE, 0) == 0);
+	/* Window rate: cwnd * 8 / srtt summed over usable paths. */
+	tp_paths_init(p, 2, 10 * TP_MTU);
+	MT_CHECK(t, mroce_paths_window_rate(p, 2) ==
+		    2 * (u64)10 * TP_MTU * 8 * 10000);
+	p[1].state = MROCE_PATH_FAILED;
+	MT_CHECK(t, mroce_paths_window_rate(p, 2) ==
+		    (u64)10 * TP_MTU * 8 * 10000);
+}
+
+/* 100 Gbit/s: 1.25 MB per 100 us interval. */
+#define TP_CAP_MBPS	100000
+#define TP_IVAL_BYTES	1250000U
+
+static void test_tp_ratehint(struct mt *t)
+{
+	static struct mroce_rh rh;	/* ~3 KiB: keep it off the stack */
+	u64 now = TP_MS;
+	unsigned int i;
+
+	mroce_rh_init(&rh, TP_CAP_MBPS, now);
+	/* Four senders join: a quarter each, from the first packet on. */
+	for (i = 1; i <= 4; i++)
+		MT_CHECK(t, mroce_rh_on_packet(&rh, i, now, 4096) == 1);
+	MT_CHECK(t, mroce_rh_on_packet(&rh, 1, now, 4096) == 0);
+	MT_CHECK(t, mroce_rh_active(&rh) == 4);
+	for (i = 1; i <= 4; i++)
+		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_MBPS / 4);
+
+	/* All four greedy over a measured interval: still a quarter. */
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 1; i <= 4; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	mroce_rh_update(&rh, now);
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_MBPS / 4);
+
+	/* Sender 4 goes quiet: after the idle timeout a third each. */
+	for (i = 0; i < 11; i++) {
+		unsigned int s;
+
+		now += MROCE_RH_INTERVAL_NS;
+		for (s = 1; s <= 3; s++)
+			mroce_rh_on_packet(&rh, s, now, TP_IVAL_BYTES);
+		mroce_rh_update(&rh, now);
+		if (i == 8)
+			MT_CHECK(t, mroce_rh_active(&rh) == 4);
+	}
+	MT_CHECK(t, mroce_rh_active(&rh) == 3);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_MBPS / 3);
+	/* An explicit leave: half each. */
+	mroce_rh_leave(&rh, 3);
+	MT_CHECK(t, mroce_rh_active(&rh) == 2);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_MBPS / 2);
+	mroce_rh_leave(&rh, 3);
+	MT_CHECK(t, mroce_rh_active(&rh) == 2);
+	/* Rejoin: back to a third. */
+	MT_CHECK(t, mroce_rh_on_packet(&rh, 4, now, 4096) == 1);
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_MBPS / 3);
+
+	/* Max-min: sender 5 uses 10% of the capacity; it is granted 12.5%
+	 * and the other three share the remaining 87.5%.
+	 */
+	mroce_rh_init(&rh, TP_CAP_MBPS, now);
+	for (i = 2; i <= 5; i++)
+		mroce_rh_on_packet(&rh, i, now, 64);
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 2; i <= 4; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	mroce_rh_on_packet(&rh, 5, now, TP_IVAL_BYTES / 10 - 64);
+	mroce_rh_update(&rh, now);
+	mt_log(t, "max-min hint %u", mroce_rh_hint(&rh, 2));
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == 29166);
+	MT_CHECK(t, mroce_rh_hint(&rh, 5) == 29166);
+	/* Everyone light: the share is what the others leave over. */
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 2; i <= 5; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES / 10);
+	mroce_rh_update(&rh, now);
+	MT_CHECK(t, mroce_rh_hint(&rh, 3) == TP_CAP_MBPS - 3 * 12500);
+
+	/* Special capacities. */
+	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);
+	mroce_rh_on_packet(&rh, 1, now, 100);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == METAROCE_RATE_NONE);
+	mroce_rh_set_capacity(&rh, METAROCE_RATE_UNLIMITED);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == METAROCE_RATE_UNLIMITED);
+
+	/* A full table: newcomers are refused and get the smallest share;
+	 * a tiny share is still at least 1 Mbit/s (0 means "no hint").
+	 */
+	mroce_rh_init(&rh, 1000, now);
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++)
+		MT_CHECK(t, mroce_rh_on_packet(&rh, 100 + i, now, 1) == 1);
+	MT_CHECK(t, mroce_rh_on_packet(&rh, 99, now, 1) == -ENOSPC);
+	MT_CHECK(t, rh.overflows == 1);
+	MT_CHECK(t, mroce_rh_hint(&rh, 100) == 1000 / MROCE_RH_MAX_SENDERS);
+	MT_CHECK(t, mroce_rh_hint(&rh, 99) ==
+		    1000 / (MROCE_RH_MAX_SENDERS + 1));
+	mroce_rh_init(&rh, 1, now);
+	mroce_rh_on_packet(&rh, 1, now, 1);
+	mroce_rh_on_packet(&rh, 2, now, 1);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 1);
+	/* Everyone idle: table empties, the share is the capacity. */
+	mroce_rh_update(&rh, now + MROCE_RH_IDLE_NS + 1);
+	MT_CHECK(t, mroce_rh_active(&rh) == 0);
+}
+
+#endif /* MROCE_TRANSPORT_CASES_H */
