@@ -34,7 +34,7 @@ kernel-debug: deps
 	tools/kernel/build-kernel.sh debug >/dev/null
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(REPO) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(REPO) W=1 $(if $(C),C=$(C)) modules
 
 # What a user on a stock Debian 6.12 kernel builds; must be warning-free.
 # Built in a copy so its objects don't mix with the test kernel's.

@@ -74,6 +74,10 @@ static struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 	ctx->max_paths = resp.max_paths;
 
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_ctx_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_pd_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_mr_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_cq_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_qp_ops);
 
 	return &ctx->ibv_ctx;
 

@@ -40,4 +40,10 @@ int metaroce_query_device(struct ibv_context *context,
 int metaroce_query_port(struct ibv_context *context, uint8_t port,
 			struct ibv_port_attr *attr);
 
+/* Verbs of each object type, merged into the context by metaroce.c. */
+extern const struct verbs_context_ops metaroce_pd_ops;	/* verbs.c */
+extern const struct verbs_context_ops metaroce_mr_ops;	/* mr.c */
+extern const struct verbs_context_ops metaroce_cq_ops;	/* cq.c */
+extern const struct verbs_context_ops metaroce_qp_ops;	/* qp.c */
+
 #endif /* METAROCE_H */

@@ -2,13 +2,14 @@
 /*
  * MetaRoCE userspace provider: verbs.
  *
- * Only the control-path queries are implemented so far; every verb left
- * unset in metaroce_ctx_ops is answered by libibverbs with EOPNOTSUPP.
+ * Device and port queries and protection domains. Every verb left unset
+ * in the context's ops is answered by libibverbs with EOPNOTSUPP.
  */
 
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "metaroce.h"
 
@@ -43,3 +44,35 @@ int metaroce_query_port(struct ibv_context *context, uint8_t port,
 
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
+
+static struct ibv_pd *metaroce_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	if (ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			     sizeof(resp))) {
+		free(pd);
+		return NULL;
+	}
+	return pd;
+}
+
+static int metaroce_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+const struct verbs_context_ops metaroce_pd_ops = {
+	.alloc_pd = metaroce_alloc_pd,
+	.dealloc_pd = metaroce_dealloc_pd,
+};

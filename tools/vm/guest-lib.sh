@@ -70,6 +70,21 @@ send_udp() { "$REPO/tools/vm/send-udp" "$@"; }
 # payload, addressed to a QP that does not exist.
 APPENDIX_A="0102001c0a00000500000123010203040000001122334455000000090000100000001388deadbeef$(printf '%01808d' 0)"
 
+# gid_index DEV IPV4: the RoCEv2 GID table index holding IPV4 (v4-mapped).
+gid_index() {
+	local hex i
+	hex=$(printf '%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
+	for i in $(seq 0 15); do
+		if grep -q "0000:0000:0000:0000:0000:ffff:$hex" \
+			"/sys/class/infiniband/$1/ports/1/gids/$i" 2>/dev/null &&
+		   grep -q "RoCE v2" "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
 kmemleak_enabled() { [ -w /sys/kernel/debug/kmemleak ]; }
 
 # Forget what boot left behind, so a later report is the test's doing.

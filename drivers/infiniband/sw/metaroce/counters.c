@@ -12,6 +12,17 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[MROCE_CNT_TX_BYTES].name = "tx_bytes",
 	[MROCE_CNT_RX_DROP_NO_QP].name = "rx_drop_no_qp",
+	[MROCE_CNT_TX_RETRANSMITS].name = "tx_retransmits",
+	[MROCE_CNT_RTO].name = "rto_events",
+	[MROCE_CNT_RX_DUPLICATES].name = "rx_duplicates",
+	[MROCE_CNT_RX_OUT_OF_ORDER].name = "rx_out_of_order",
+	[MROCE_CNT_RX_SACK_GAPS].name = "tx_acks_with_gaps",
+	[MROCE_CNT_TX_NAK_RNR].name = "tx_nak_rnr",
+	[MROCE_CNT_TX_NAK_SEQ].name = "tx_nak_seq",
+	[MROCE_CNT_TX_NAK_FATAL].name = "tx_nak_fatal",
+	[MROCE_CNT_RX_NAK_RNR].name = "rx_nak_rnr",
+	[MROCE_CNT_RX_NAK_SEQ].name = "rx_nak_seq",
+	[MROCE_CNT_RX_NAK_FATAL].name = "rx_nak_fatal",
 };
 
 /* "rx_drop_<reason>", from the protocol code's reason names. */

@@ -225,6 +225,8 @@ static void mroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&mroce_lock);
 	/* Softirq readers may still walk past this entry. */
 	synchronize_rcu();
+	WARN_ON(!xa_empty(&mdev->qp_xa));
+	xa_destroy(&mdev->qp_xa);
 }
 
 static const struct ib_device_ops mroce_dev_ops = {
@@ -269,6 +271,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ibdev = &mdev->ibdev;
 	mdev->ndev = ndev;
 	INIT_LIST_HEAD(&mdev->list);
+	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
 	ib_mark_name_assigned_by_user(ibdev);
 
 	strscpy(ibdev->node_desc, "MetaRoCE", sizeof(ibdev->node_desc));
@@ -277,8 +280,16 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid, ndev->dev_addr);
+	/* Userspace posts and polls through the kernel for now. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
-	ib_set_device_ops(ibdev, &mroce_verbs_ops);
+	ib_set_device_ops(ibdev, &mroce_pd_ops);
+	ib_set_device_ops(ibdev, &mroce_mr_ops);
+	ib_set_device_ops(ibdev, &mroce_cq_ops);
+	ib_set_device_ops(ibdev, &mroce_qp_ops);
 	mroce_dev_update_port(mdev, false);
 
 	err = ib_device_set_netdev(ibdev, ndev, 1);

@@ -28,6 +28,9 @@ MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE (default 4792)");
 DEFINE_MUTEX(mroce_lock);
 LIST_HEAD(mroce_devices);
 
+/* Runs every QP's tx_work: packet building may copy from user memory. */
+struct workqueue_struct *mroce_wq;
+
 /* Serialises newlink so that one netdev cannot be bound twice. */
 static DEFINE_MUTEX(mroce_add_lock);
 
@@ -144,17 +147,24 @@ static int __init mroce_module_init(void)
 		return -EINVAL;
 	}
 	mroce_counters_init();
+	mroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!mroce_wq)
+		return -ENOMEM;
 	err = mroce_net_init();
 	if (err)
-		return err;
+		goto err_wq;
 	err = register_netdevice_notifier(&mroce_netdev_nb);
-	if (err) {
-		mroce_net_exit();
-		return err;
-	}
+	if (err)
+		goto err_net;
 	rdma_link_register(&mroce_link_ops);
 	pr_info("%s: loaded, UDP port %u\n", MROCE_DRV_NAME, mroce_udp_port);
 	return 0;
+
+err_net:
+	mroce_net_exit();
+err_wq:
+	destroy_workqueue(mroce_wq);
+	return err;
 }
 
 static void __exit mroce_module_exit(void)
@@ -164,6 +174,7 @@ static void __exit mroce_module_exit(void)
 	mroce_unregister_all();
 	unregister_netdevice_notifier(&mroce_netdev_nb);
 	mroce_net_exit();
+	destroy_workqueue(mroce_wq);
 	pr_info("%s: unloaded\n", MROCE_DRV_NAME);
 }
 

@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include "proto/wire.h"
 
@@ -29,6 +30,17 @@ enum mroce_counter {
 	MROCE_CNT_TX_PACKETS,
 	MROCE_CNT_TX_BYTES,
 	MROCE_CNT_RX_DROP_NO_QP,
+	MROCE_CNT_TX_RETRANSMITS,
+	MROCE_CNT_RTO,
+	MROCE_CNT_RX_DUPLICATES,
+	MROCE_CNT_RX_OUT_OF_ORDER,
+	MROCE_CNT_RX_SACK_GAPS,		/* ACKs sent with holes in the bitmap */
+	MROCE_CNT_TX_NAK_RNR,
+	MROCE_CNT_TX_NAK_SEQ,
+	MROCE_CNT_TX_NAK_FATAL,
+	MROCE_CNT_RX_NAK_RNR,
+	MROCE_CNT_RX_NAK_SEQ,
+	MROCE_CNT_RX_NAK_FATAL,
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };
@@ -53,6 +65,15 @@ struct mroce_dev {
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
 	atomic64_t counters[MROCE_NUM_COUNTERS];
+	struct xarray qp_xa;		/* qpn -> struct mroce_qp, RCU */
+	u32 qp_next;			/* cyclic QPN cursor */
+
+	/* mr.c state */
+	struct xarray mr_xa;		/* key >> 8 -> struct mroce_mr, RCU */
+	u32 mr_next;			/* cyclic index cursor, under mr_xa lock */
+	atomic_t mr_count;		/* MRs allocated, at most max_mr */
+	bool mr_ready;			/* mr_xa initialised (mroce_mr_dev_init) */
+	/* end of mr.c state */
 };
 
 struct mroce_ucontext {
@@ -78,6 +99,7 @@ static inline void mroce_count(struct mroce_dev *mdev, enum mroce_counter c,
 extern unsigned short mroce_udp_port;
 extern struct mutex mroce_lock;
 extern struct list_head mroce_devices;
+extern struct workqueue_struct *mroce_wq;
 struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev);
 
 /* device.c */
@@ -104,7 +126,18 @@ struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 
-/* verbs.c */
-extern const struct ib_device_ops mroce_verbs_ops;
+/* Verbs of each object type, merged into the device by device.c. */
+extern const struct ib_device_ops mroce_pd_ops;	/* pd.c */
+extern const struct ib_device_ops mroce_mr_ops;	/* mr.c */
+extern const struct ib_device_ops mroce_cq_ops;	/* cq.c */
+extern const struct ib_device_ops mroce_qp_ops;	/* qp.c */
+
+/* For verbs whose implementation is still missing: say so, once a while. */
+static inline int mroce_no_data_path(struct ib_device *ibdev, const char *verb)
+{
+	ibdev_warn_ratelimited(ibdev, "%s: not supported yet (no data path)\n",
+			       verb);
+	return -EOPNOTSUPP;
+}
 
 #endif /* METAROCE_H */

@@ -7,13 +7,18 @@
  * v6only off) so one socket receives both IPv4 and IPv6 MetaRoCE packets.
  */
 
+#include <linux/inetdevice.h>
 #include <linux/skbuff.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 #include <metaroce/wire.h>
 #include "metaroce.h"
 #include "recv.h"
+#include "qp.h"
 
 struct mroce_net {
 	struct mroce_udp *udp;	/* under mroce_lock */
@@ -21,17 +26,53 @@ struct mroce_net {
 
 static unsigned int mroce_net_id __read_mostly;
 
+/* Is the packet's destination address one of ndev's? RCU held. */
+static bool mroce_dst_is_on(struct sk_buff *skb, struct net_device *ndev)
+{
+	if (ip_hdr(skb)->version == 4) {
+		struct in_device *in_dev = __in_dev_get_rcu(ndev);
+		const struct in_ifaddr *ifa;
+
+		if (!in_dev)
+			return false;
+		in_dev_for_each_ifa_rcu(ifa, in_dev)
+			if (ifa->ifa_local == ip_hdr(skb)->daddr)
+				return true;
+		return false;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_chk_addr(dev_net(ndev), &ipv6_hdr(skb)->daddr, ndev, 0);
+#else
+	return false;
+#endif
+}
+
+/*
+ * The device a packet is for: the one bound to the netdev it came in on,
+ * or, for traffic between two local addresses (which the stack loops
+ * back through lo), the one that owns its destination address.
+ */
+static struct mroce_dev *mroce_rx_dev(struct sk_buff *skb)
+{
+	bool lo = skb->dev->flags & IFF_LOOPBACK;
+	struct mroce_dev *mdev;
+
+	list_for_each_entry_rcu(mdev, &mroce_devices, list) {
+		if (mdev->ndev == skb->dev)
+			return mdev;
+		if (lo && net_eq(dev_net(mdev->ndev), dev_net(skb->dev)) &&
+		    mroce_dst_is_on(skb, mdev->ndev))
+			return mdev;
+	}
+	return NULL;
+}
+
 static int mroce_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct mroce_dev *mdev, *found = NULL;
+	struct mroce_dev *found;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(mdev, &mroce_devices, list) {
-		if (mdev->ndev == skb->dev) {
-			found = mdev;
-			break;
-		}
-	}
+	found = mroce_rx_dev(skb);
 	if (found)
 		mroce_recv(found, skb);
 	else
@@ -67,6 +108,84 @@ static struct socket *mroce_udp_open(struct net *net)
 	}
 	setup_udp_tunnel_sock(net, sock, &tcfg);
 	return sock;
+}
+
+struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len)
+{
+	unsigned int head = LL_RESERVED_SPACE(mdev->ndev) +
+			    sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len, GFP_ATOMIC);
+	if (skb)
+		skb_reserve(skb, head);
+	return skb;
+}
+
+/*
+ * Encapsulate the MetaRoCE packet in skb in UDP towards the QP's peer and
+ * send it, ECN-capable, from the QP's path source port. Consumes skb.
+ */
+int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
+{
+	struct mroce_dev *mdev = qp->mdev;
+	struct mroce_udp *udp = READ_ONCE(mdev->udp);
+	struct net *net = dev_net(mdev->ndev);
+	__be16 sport = htons(qp->sport), dport = htons(mroce_udp_port);
+	u8 tos = (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+
+	if (!udp)
+		goto drop;
+	skb->protocol = qp->is_v4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	if (qp->is_v4) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = mdev->ndev->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+			.saddr = qp->saddr.s6_addr32[3],
+			.daddr = qp->daddr.s6_addr32[3],
+			.fl4_sport = sport,
+			.fl4_dport = dport,
+		};
+		struct rtable *rt;
+
+		/* Local peers are reached through lo, not the bound netdev. */
+		if (inet_addr_type(net, fl4.daddr) == RTN_LOCAL)
+			fl4.flowi4_oif = 0;
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			goto drop;
+		udp_tunnel_xmit_skb(rt, udp->sock->sk, skb, fl4.saddr,
+				    fl4.daddr, tos, qp->hop_limit, htons(IP_DF),
+				    sport, dport, false, false);
+		return 0;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.flowi6_oif = mdev->ndev->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.saddr = qp->saddr,
+			.daddr = qp->daddr,
+			.fl6_sport = sport,
+			.fl6_dport = dport,
+		};
+		struct dst_entry *dst;
+
+		if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
+			fl6.flowi6_oif = 0;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, udp->sock->sk, &fl6,
+						      NULL);
+		if (IS_ERR(dst))
+			goto drop;
+		udp_tunnel6_xmit_skb(dst, udp->sock->sk, skb, dst->dev,
+				     &fl6.saddr, &fl6.daddr, tos,
+				     qp->hop_limit, 0, sport, dport, false);
+		return 0;
+	}
+#endif
+drop:
+	kfree_skb(skb);
+	return -EHOSTUNREACH;
 }
 
 /* Join the namespace's socket, creating it for the first device. */

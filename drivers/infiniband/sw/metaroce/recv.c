@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * MetaRoCE receive path: validate every packet before anything acts on it.
+ * MetaRoCE receive path: validate every packet, find its QP, place its
+ * data on arrival, and complete messages in PSN order.
  *
  * Runs in softirq from the UDP socket's encap_rcv, under rcu_read_lock().
  */
@@ -8,12 +9,349 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include "recv.h"
+#include "qp.h"
+#include "cq.h"
+#include "mr.h"
+#include "proto/psn.h"
 #include "proto/wire.h"
+
+static void mroce_nak(struct mroce_qp *qp, u8 syndrome, u32 psn)
+{
+	enum mroce_counter c = MROCE_CNT_TX_NAK_FATAL;
+
+	if ((syndrome & METAROCE_SYN_CLASS_MASK) == METAROCE_SYN_RNR)
+		c = MROCE_CNT_TX_NAK_RNR;
+	else if (syndrome == (METAROCE_SYN_NAK | METAROCE_NAK_PSN_SEQ))
+		c = MROCE_CNT_TX_NAK_SEQ;
+	mroce_count(qp->mdev, c, 1);
+	qp->nak_syndrome = syndrome;
+	qp->nak_psn = psn;
+	mroce_send_ack(qp);
+}
+
+/* A fatal error on a request: NAK it and give up the connection. */
+static void mroce_nak_fatal_rx(struct mroce_qp *qp, u8 code, u32 psn)
+{
+	mroce_nak(qp, METAROCE_SYN_NAK | code, psn);
+	mroce_qp_error(qp);
+}
+
+static int mroce_rx_write(struct mroce_qp *qp, const struct mroce_hdr *h,
+			  const u8 *payload, u32 len)
+{
+	struct mroce_mr *mr;
+	int err;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	if (!len)
+		return 0;
+	mr = mroce_mr_lookup(qp->mdev, h->reth.rkey, true);
+	if (!mr)
+		return -EINVAL;
+	err = mroce_mr_check(mr, qp->ibqp.pd, h->reth.va, len,
+			     IB_ACCESS_REMOTE_WRITE);
+	if (!err)
+		mroce_mr_copy(mr, h->reth.va, (void *)payload, len, true);
+	mroce_mr_put(mr);
+	return err;
+}
+
+/* Returns 0, -ENOBUFS (no receive WQE: RNR) or another -errno. */
+static int mroce_rx_send(struct mroce_qp *qp, const struct mroce_hdr *h,
+			 const u8 *payload, u32 len)
+{
+	u32 idx = h->send.msn - qp->rq_msn;
+	struct mroce_rwqe *rwqe;
+	int err;
+
+	if (idx >= qp->rq_head - qp->rq_tail)
+		return -ENOBUFS;
+	rwqe = mroce_rq_wqe(qp, qp->rq_tail + idx);
+	if (len) {
+		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, rwqe->sge,
+				     rwqe->num_sge, h->send.offset,
+				     (void *)payload, len, true);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
+{
+	struct mroce_rdreq *rd;
+	struct mroce_mr *mr;
+	int err = 0;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_READ))
+		return -EACCES;
+	if (qp->rdq_head - qp->rdq_tail >= MROCE_MAX_RD_PENDING)
+		return -ENOSPC;
+	if (h->reth.dma_len) {
+		mr = mroce_mr_lookup(qp->mdev, h->reth.rkey, true);
+		if (!mr)
+			return -EINVAL;
+		err = mroce_mr_check(mr, qp->ibqp.pd, h->reth.va,
+				     h->reth.dma_len, IB_ACCESS_REMOTE_READ);
+		mroce_mr_put(mr);
+		if (err)
+			return err;
+	}
+	rd = &qp->rdq[qp->rdq_head++ % MROCE_MAX_RD_PENDING];
+	memset(rd, 0, sizeof(*rd));
+	rd->va = h->reth.va;
+	rd->rkey = h->reth.rkey;
+	rd->len = h->reth.dma_len;
+	rd->msn = h->reth.msn;
+	return 0;
+}
+
+static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
+{
+	struct mroce_rdreq *rd;
+	struct mroce_mr *mr;
+	u64 orig;
+	int err;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
+		return -EACCES;
+	if (qp->rdq_head - qp->rdq_tail >= MROCE_MAX_RD_PENDING)
+		return -ENOSPC;
+	mr = mroce_mr_lookup(qp->mdev, h->atomic.rkey, true);
+	if (!mr)
+		return -EINVAL;
+	err = mroce_mr_check(mr, qp->ibqp.pd, h->atomic.va, 8,
+			     IB_ACCESS_REMOTE_ATOMIC);
+	if (!err)
+		err = mroce_mr_atomic(mr, h->atomic.va,
+				      h->opcode == METAROCE_OP_CMP_SWAP,
+				      h->atomic.compare, h->atomic.swap_add,
+				      &orig);
+	mroce_mr_put(mr);
+	if (err)
+		return err;
+	/* Executed once: the ATOMIC_ACK is itself delivered reliably. */
+	rd = &qp->rdq[qp->rdq_head++ % MROCE_MAX_RD_PENDING];
+	memset(rd, 0, sizeof(*rd));
+	rd->atomic = true;
+	rd->va = orig;
+	rd->msn = h->atomic.msn;
+	return 0;
+}
+
+/* The read or atomic WQE that a response with this MSN answers. */
+static struct mroce_swqe *mroce_find_rd(struct mroce_qp *qp, u32 msn)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != qp->sq_tx; i++) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, i);
+
+		if ((wqe->opcode == IB_WR_RDMA_READ ||
+		     wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		     wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+		    wqe->sent && wqe->msn == msn)
+			return wqe;
+	}
+	return NULL;
+}
+
+static int mroce_rx_response(struct mroce_qp *qp, const struct mroce_hdr *h,
+			     const u8 *payload, u32 len)
+{
+	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
+	struct mroce_swqe *wqe;
+	u64 orig;
+	int err;
+
+	wqe = mroce_find_rd(qp, atomic ? h->aack.msn : h->rresp.msn);
+	if (!wqe || wqe->resp_done)
+		return 0;	/* stale: its request already finished */
+	if (atomic) {
+		orig = h->aack.orig;	/* to the local buffer in host order */
+		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, 1, 0,
+				     &orig, 8, true);
+		wqe->resp_done = true;
+	} else {
+		err = len ? mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
+					   wqe->num_sge, h->rresp.offset,
+					   (void *)payload, len, true) : 0;
+		wqe->resp_bytes += len;
+		if (wqe->resp_bytes >= wqe->length)
+			wqe->resp_done = true;
+	}
+	if (err) {
+		wqe->status = IB_WC_LOC_PROT_ERR;
+		wqe->resp_done = true;
+	}
+	return 0;
+}
+
+/* Complete the receive WQE at rq_tail for a message now in order. */
+static void mroce_complete_recv(struct mroce_qp *qp, struct mroce_rxinfo *ri)
+{
+	struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_tail);
+	struct ib_wc wc = {};
+
+	wc.wr_id = rwqe->wr_id;
+	wc.status = IB_WC_SUCCESS;
+	wc.qp = &qp->ibqp;
+	wc.src_qp = qp->dqpn;
+	wc.port_num = 1;
+	if (ri->opcode == METAROCE_OP_WRITE_IMM) {
+		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc.byte_len = ri->total;
+	} else {
+		wc.opcode = IB_WC_RECV;
+		wc.byte_len = ri->total;
+	}
+	if (ri->opcode == METAROCE_OP_SEND_IMM ||
+	    ri->opcode == METAROCE_OP_WRITE_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = cpu_to_be32(ri->imm);
+	} else if (ri->opcode == METAROCE_OP_SEND_INV) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = ri->imm;
+		if (mroce_mr_invalidate(qp->mdev, ri->imm, qp->ibqp.pd))
+			wc.status = IB_WC_REM_INV_REQ_ERR;
+	}
+	qp->rq_tail++;
+	qp->rq_msn++;
+	mroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc,
+		      ri->flags & METAROCE_F_SOLICITED);
+}
+
+/*
+ * Advance the cumulative point over received PSNs, completing messages in
+ * order. A WRITE_IMM needs its receive WQE only now; with none posted the
+ * point stops there and the peer is told RNR. Lock held.
+ */
+static void mroce_rx_advance(struct mroce_qp *qp)
+{
+	while (mroce_sack_test(&qp->rx, qp->rx.base)) {
+		u32 psn = qp->rx.base;
+		struct mroce_rxinfo *ri = &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+		bool consumes = (ri->flags & METAROCE_F_LAST) &&
+				(ri->opcode == METAROCE_OP_SEND ||
+				 ri->opcode == METAROCE_OP_SEND_IMM ||
+				 ri->opcode == METAROCE_OP_SEND_INV ||
+				 ri->opcode == METAROCE_OP_WRITE_IMM);
+
+		if (consumes && qp->rq_tail == qp->rq_head) {
+			/* Forget it: the sender repeats it after the RNR wait. */
+			mroce_sack_clear(&qp->rx, psn);
+			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer, psn);
+			return;
+		}
+		if (consumes)
+			mroce_complete_recv(qp, ri);
+		mroce_sack_advance(&qp->rx, psn + 1);
+	}
+}
+
+/* One packet for this QP. Lock held. */
+static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
+			    const u8 *payload, u32 len)
+{
+	struct mroce_dev *mdev = qp->mdev;
+	struct mroce_rxinfo *ri;
+	u32 psn = h->psn;
+	int err = 0, r;
+
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+		return;
+	if (h->opcode == METAROCE_OP_ACK) {
+		if (qp->state >= IB_QPS_RTS)
+			mroce_rx_ack(qp, h);
+		return;
+	}
+	qp->last_ts = h->ts;
+	qp->last_path = h->path_id;
+
+	r = mroce_sack_set(&qp->rx, psn);
+	if (r < 0) {		/* beyond the window */
+		mroce_nak(qp, METAROCE_SYN_NAK | METAROCE_NAK_PSN_SEQ,
+			  qp->rx.base);
+		return;
+	}
+	if (r > 0) {
+		/* Already placed or executed: only answer it. */
+		mroce_count(mdev, MROCE_CNT_RX_DUPLICATES, 1);
+		mroce_send_ack(qp);
+		return;
+	}
+	if (psn != qp->rx.base)
+		mroce_count(mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
+
+	switch (h->opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
+		err = mroce_rx_send(qp, h, payload, len);
+		break;
+	case METAROCE_OP_WRITE:
+	case METAROCE_OP_WRITE_IMM:
+		err = mroce_rx_write(qp, h, payload, len);
+		break;
+	case METAROCE_OP_READ_REQ:
+		err = mroce_rx_read_req(qp, h);
+		break;
+	case METAROCE_OP_CMP_SWAP:
+	case METAROCE_OP_FETCH_ADD:
+		err = mroce_rx_atomic(qp, h);
+		break;
+	case METAROCE_OP_READ_RESP:
+	case METAROCE_OP_ATOMIC_ACK:
+		err = mroce_rx_response(qp, h, payload, len);
+		break;
+	default:
+		err = -EPROTO;
+	}
+
+	if (err == -ENOBUFS) {
+		/* Not received after all: it must come again. */
+		mroce_sack_clear(&qp->rx, psn);
+		mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer, psn);
+		return;
+	}
+	if (err) {
+		ibdev_dbg(&mdev->ibdev, "qp %u: psn %u opcode %u: error %d\n",
+			  qp->ibqp.qp_num, psn, h->opcode, err);
+		mroce_nak_fatal_rx(qp, err == -EACCES || err == -EINVAL ||
+				   err == -ERANGE ? METAROCE_NAK_REM_ACCESS :
+				   err == -EPROTO ? METAROCE_NAK_INV_REQ :
+				   METAROCE_NAK_REM_OP, psn);
+		return;
+	}
+
+	ri = &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+	ri->opcode = h->opcode;
+	ri->flags = h->flags;
+	ri->imm = h->opcode == METAROCE_OP_SEND_INV ? h->inv_rkey : h->imm;
+	ri->total = h->opcode == METAROCE_OP_WRITE_IMM ? 0 : h->send.total_len;
+
+	mroce_rx_advance(qp);
+	if (h->opcode == METAROCE_OP_READ_REQ ||
+	    h->opcode == METAROCE_OP_CMP_SWAP ||
+	    h->opcode == METAROCE_OP_FETCH_ADD)
+		mroce_tx_kick(qp);
+	if ((h->flags & METAROCE_F_ACKREQ) || psn != qp->rx.base - 1) {
+		if (mroce_sack_count(&qp->rx))
+			mroce_count(mdev, MROCE_CNT_RX_SACK_GAPS, 1);
+		mroce_send_ack(qp);
+	}
+	/* Responses may finish requests that wait for them. */
+	if (h->opcode == METAROCE_OP_READ_RESP ||
+	    h->opcode == METAROCE_OP_ATOMIC_ACK)
+		mroce_tx_kick(qp);
+}
 
 void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 {
 	enum mroce_drop_reason why;
 	struct mroce_hdr hdr;
+	struct mroce_qp *qp;
 	int hlen;
 
 	mroce_count(mdev, MROCE_CNT_RX_PACKETS, 1);
@@ -34,9 +372,18 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 	if (hlen < 0)
 		goto bad;
 
-	/* No queue pair exists yet to take a valid packet. */
-	mroce_count(mdev, MROCE_CNT_RX_DROP_NO_QP, 1);
-	kfree_skb(skb);
+	qp = mroce_qp_get(mdev, hdr.dqpn);
+	if (!qp) {
+		mroce_count(mdev, MROCE_CNT_RX_DROP_NO_QP, 1);
+		kfree_skb(skb);
+		return;
+	}
+	spin_lock_bh(&qp->lock);
+	mroce_rx_locked(qp, &hdr, skb->data + sizeof(struct udphdr) + hlen,
+			hdr.payload_len);
+	spin_unlock_bh(&qp->lock);
+	mroce_qp_put(qp);
+	consume_skb(skb);
 	return;
 bad:
 	mroce_count_drop(mdev, why);

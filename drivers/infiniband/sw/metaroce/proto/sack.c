@@ -28,6 +28,14 @@ int mroce_sack_set(struct mroce_sack *s, u32 psn)
 	return 0;
 }
 
+void mroce_sack_clear(struct mroce_sack *s, u32 psn)
+{
+	u32 i = psn - s->base;
+
+	if (!mroce_psn_before(psn, s->base) && i < METAROCE_SACK_BITS)
+		s->map[i / 64] &= ~(1ULL << (i % 64));
+}
+
 bool mroce_sack_test(const struct mroce_sack *s, u32 psn)
 {
 	u32 i = psn - s->base;

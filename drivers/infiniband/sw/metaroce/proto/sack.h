@@ -23,6 +23,9 @@ void mroce_sack_init(struct mroce_sack *s, u32 base);
  */
 int mroce_sack_set(struct mroce_sack *s, u32 psn);
 
+/* Forget that psn was received (it was refused and will come again). */
+void mroce_sack_clear(struct mroce_sack *s, u32 psn);
+
 bool mroce_sack_test(const struct mroce_sack *s, u32 psn);
 
 /* Move base forward to new_base, dropping bits before it. A new_base

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * MetaRoCE queue pairs: creation, the IBTA state machine, posting and
+ * completion of work requests, flushing and destruction.
+ */
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+#include "metaroce.h"
+#include "qp.h"
+#include "cq.h"
+#include "mr.h"
+
+struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
+{
+	struct mroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&mdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void mroce_qp_put(struct mroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+static void mroce_post_wc(struct mroce_qp *qp, struct ib_cq *ibcq,
+			  struct ib_wc *wc, bool solicited)
+{
+	wc->qp = &qp->ibqp;
+	if (mroce_cq_post(to_mcq(ibcq), wc, solicited))
+		ibdev_warn_ratelimited(qp->ibqp.device,
+				       "qp %u: completion queue overflow\n",
+				       qp->ibqp.qp_num);
+}
+
+static enum ib_wc_opcode mroce_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Retire the send WQE at sq_tail. Successful unsignaled WQEs of a QP
+ * created with IB_SIGNAL_REQ_WR produce no completion. Lock held.
+ */
+void mroce_qp_complete_send(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			    enum ib_wc_status status)
+{
+	struct ib_wc wc = {};
+
+	qp->sq_tail++;
+	if (status == IB_WC_SUCCESS && !(wqe->send_flags & IB_SEND_SIGNALED) &&
+	    !qp->sq_sig_all)
+		return;
+	wc.wr_id = wqe->wr_id;
+	wc.status = status;
+	wc.opcode = mroce_wc_opcode(wqe->opcode);
+	wc.byte_len = wqe->length;
+	mroce_post_wc(qp, qp->ibqp.send_cq, &wc, false);
+}
+
+/* Flush everything outstanding with IB_WC_WR_FLUSH_ERR. Lock held. */
+void mroce_qp_flush(struct mroce_qp *qp)
+{
+	struct ib_wc wc = {};
+
+	while (qp->sq_tail != qp->sq_head) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_tail);
+
+		qp->sq_tail++;
+		wc.wr_id = wqe->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = mroce_wc_opcode(wqe->opcode);
+		mroce_post_wc(qp, qp->ibqp.send_cq, &wc, false);
+	}
+	qp->sq_tx = qp->sq_tail;
+	while (qp->rq && qp->rq_tail != qp->rq_head) {
+		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_tail);
+
+		qp->rq_tail++;
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = rwqe->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = IB_WC_RECV;
+		mroce_post_wc(qp, qp->ibqp.recv_cq, &wc, false);
+	}
+}
+
+/* Move to the error state, tell the consumer, flush. Lock held. */
+void mroce_qp_error(struct mroce_qp *qp)
+{
+	struct ib_event ev = {};
+
+	if (qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	mroce_qp_flush(qp);
+	if (qp->ibqp.event_handler) {
+		ev.device = qp->ibqp.device;
+		ev.element.qp = &qp->ibqp;
+		ev.event = IB_EVENT_QP_FATAL;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+static int mroce_check_cap(struct ib_device *ibdev, struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > ibdev->attrs.max_qp_wr ||
+	    cap->max_recv_wr > ibdev->attrs.max_qp_wr ||
+	    cap->max_send_sge > MROCE_QP_MAX_SGE ||
+	    cap->max_recv_sge > MROCE_QP_MAX_SGE ||
+	    cap->max_inline_data > MROCE_MAX_INLINE) {
+		ibdev_dbg(ibdev, "create_qp: capabilities out of range\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct mroce_dev *mdev = to_mdev(ibqp->device);
+	struct mroce_qp *qp = to_mqp(ibqp);
+	u32 qpn;
+	int err;
+
+	if (init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(ibqp->device, "create_qp: type %d not supported yet\n",
+			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->srq) {
+		ibdev_dbg(ibqp->device, "create_qp: SRQ not supported yet\n");
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	err = mroce_check_cap(ibqp->device, &init->cap);
+	if (err)
+		return err;
+
+	qp->mdev = mdev;
+	qp->is_user = !!udata;
+	spin_lock_init(&qp->lock);
+	mutex_init(&qp->state_mutex);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	INIT_WORK(&qp->tx_work, mroce_tx_work);
+	timer_setup(&qp->rto_timer, mroce_rto_fire, 0);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->sq_size = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
+	qp->rq_size = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+	qp->max_inline = MROCE_MAX_INLINE;
+	qp->mtu = 1024;
+
+	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
+	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
+	if (!qp->sq || !qp->rq) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	err = xa_alloc_cyclic(&mdev->qp_xa, &qpn, qp,
+			      XA_LIMIT(16, METAROCE_QPN_MASK), &mdev->qp_next,
+			      GFP_KERNEL);
+	if (err < 0)
+		goto err_free;
+	ibqp->qp_num = qpn;
+
+	init->cap.max_send_wr = qp->sq_size;
+	init->cap.max_recv_wr = qp->rq_size;
+	init->cap.max_send_sge = MROCE_QP_MAX_SGE;
+	init->cap.max_recv_sge = MROCE_QP_MAX_SGE;
+	init->cap.max_inline_data = MROCE_MAX_INLINE;
+	return 0;
+
+err_free:
+	kvfree(qp->sq);
+	kvfree(qp->rq);
+	return err;
+}
+
+static int mroce_set_path(struct mroce_qp *qp, struct ib_qp_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	struct in6_addr *dgid = (struct in6_addr *)grh->dgid.raw;
+
+	if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) || !sgid) {
+		ibdev_dbg(qp->ibqp.device, "modify_qp: address without GRH\n");
+		return -EINVAL;
+	}
+	qp->saddr = *(struct in6_addr *)sgid->gid.raw;
+	qp->daddr = *dgid;
+	qp->is_v4 = ipv6_addr_v4mapped(&qp->saddr);
+	if (qp->is_v4 != ipv6_addr_v4mapped(&qp->daddr)) {
+		ibdev_dbg(qp->ibqp.device, "modify_qp: mixed IPv4/IPv6 GIDs\n");
+		return -EINVAL;
+	}
+	qp->tclass = grh->traffic_class;
+	qp->hop_limit = grh->hop_limit ?: 64;
+	return 0;
+}
+
+static void mroce_qp_reset(struct mroce_qp *qp)
+{
+	qp->sq_head = 0;
+	qp->sq_tx = 0;
+	qp->sq_tail = 0;
+	qp->rq_head = 0;
+	qp->rq_tail = 0;
+	qp->rq_msn = 0;
+	qp->snd_msn = 0;
+	qp->rd_msn = 0;
+	qp->rd_pending = 0;
+	qp->rcv_msn_done = 0;
+	qp->rd_msn_seen = 0;
+	qp->rdq_head = 0;
+	qp->rdq_tail = 0;
+	qp->lost_count = 0;
+	qp->retries = 0;
+	qp->ack_due = false;
+	qp->nak_syndrome = 0;
+	memset(qp->tx, 0, sizeof(qp->tx));
+}
+
+static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	enum ib_qp_state cur, new;
+	int err = 0;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->state_mutex);
+	spin_lock_bh(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		ibdev_dbg(ibqp->device, "qp %u: bad transition %d -> %d mask %#x\n",
+			  ibqp->qp_num, cur, new, mask);
+		err = -EINVAL;
+		goto out;
+	}
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > MROCE_MAX_RD_PENDING)
+		attr->max_rd_atomic = MROCE_MAX_RD_PENDING;
+	if (mask & IB_QP_AV) {
+		err = mroce_set_path(qp, attr);
+		if (err)
+			goto out;
+	}
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = min_t(u32, ib_mtu_enum_to_int(attr->path_mtu),
+				ib_mtu_enum_to_int(qp->mdev->active_mtu));
+	if (mask & IB_QP_DEST_QPN)
+		qp->dqpn = attr->dest_qp_num;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN) {
+		qp->snd_psn = attr->sq_psn;
+		qp->snd_una = attr->sq_psn;
+	}
+	if (mask & IB_QP_RQ_PSN)
+		mroce_sack_init(&qp->rx, attr->rq_psn);
+
+	if (mask & IB_QP_STATE) {
+		if (new == IB_QPS_RESET)
+			mroce_qp_reset(qp);
+		if (new == IB_QPS_RTR && cur != IB_QPS_RTR) {
+			u32 fl = rdma_calc_flow_label(ibqp->qp_num, qp->dqpn);
+
+			qp->sport = rdma_flow_label_to_udp_sport(fl);
+		}
+		if (new == IB_QPS_ERR) {
+			mroce_qp_error(qp);
+		} else {
+			qp->state = new;
+			qp->sq_draining = new == IB_QPS_SQD;
+		}
+	}
+out:
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->state_mutex);
+	if (!err && (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTS)
+		mroce_tx_kick(qp);
+	return err;
+}
+
+static int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_qp_init_attr *init)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_bh(&qp->lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = ib_mtu_int_to_enum(qp->mtu);
+	attr->qp_access_flags = qp->access;
+	attr->dest_qp_num = qp->dqpn;
+	attr->qkey = qp->qkey;
+	attr->sq_psn = qp->snd_psn;
+	attr->rq_psn = qp->rx.base;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->max_rd_atomic = MROCE_MAX_RD_PENDING;
+	attr->max_dest_rd_atomic = MROCE_MAX_RD_PENDING;
+	attr->sq_draining = qp->sq_draining;
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_send_sge = MROCE_QP_MAX_SGE;
+	attr->cap.max_recv_sge = MROCE_QP_MAX_SGE;
+	attr->cap.max_inline_data = MROCE_MAX_INLINE;
+	spin_unlock_bh(&qp->lock);
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	struct mroce_dev *mdev = qp->mdev;
+
+	/* No new receive path references once it is off the table. */
+	xa_erase(&mdev->qp_xa, ibqp->qp_num);
+	spin_lock_bh(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	spin_unlock_bh(&qp->lock);
+	/* Timer and work reference the QP: stop them before it goes. */
+	timer_shutdown_sync(&qp->rto_timer);
+	cancel_work_sync(&qp->tx_work);
+	mroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	mroce_cq_discard_qp(to_mcq(ibqp->send_cq), ibqp);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
+	kvfree(qp->sq);
+	kvfree(qp->rq);
+	return 0;
+}
+
+/* Copy a work request into its WQE; validates what the WR alone shows. */
+static int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			   const struct ib_send_wr *wr)
+{
+	u32 len = 0;
+	int i;
+
+	memset(wqe, 0, offsetof(struct mroce_swqe, sge));
+	if (wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0)
+		return -EINVAL;
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i] = wr->sg_list[i];
+		len += wr->sg_list[i].length;
+	}
+	wqe->length = len;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->imm = wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_SEND:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		break;
+	case IB_WR_SEND_WITH_INV:
+		wqe->inv_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
+			return -EINVAL;
+		wqe->remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->rkey = atomic_wr(wr)->rkey;
+		wqe->compare_add = atomic_wr(wr)->compare_add;
+		wqe->swap = atomic_wr(wr)->swap;
+		wqe->length = 8;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		wqe->inv_rkey = wr->ex.invalidate_rkey;
+		return 0;
+	case IB_WR_REG_MR:
+		wqe->reg_mr = reg_wr(wr)->mr;
+		wqe->reg_key = reg_wr(wr)->key;
+		wqe->reg_access = reg_wr(wr)->access;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	if (wr->opcode == IB_WR_RDMA_WRITE ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_READ) {
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+	}
+	if (!(wr->send_flags & IB_SEND_INLINE) || wr->opcode == IB_WR_RDMA_READ)
+		return 0;
+
+	/* Inline: the data itself goes into the WQE now. */
+	if (len > qp->max_inline)
+		return -EINVAL;
+	len = 0;
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (qp->is_user) {
+			if (copy_from_user(wqe->inline_data + len,
+					   u64_to_user_ptr(sge->addr),
+					   sge->length))
+				return -EFAULT;
+		} else {
+			memcpy(wqe->inline_data + len,
+			       (void *)(uintptr_t)sge->addr, sge->length);
+		}
+		len += sge->length;
+	}
+	wqe->num_sge = 0;
+	return 0;
+}
+
+static int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int err = 0;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		struct mroce_swqe *wqe;
+
+		if (qp->sq_head - qp->sq_tail >= qp->sq_size) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = mroce_sq_wqe(qp, qp->sq_head);
+		err = mroce_init_swqe(qp, wqe, wr);
+		if (err)
+			break;
+		qp->sq_head++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (qp->state == IB_QPS_ERR)
+		mroce_qp_flush(qp);
+out:
+	spin_unlock_bh(&qp->lock);
+	mroce_tx_kick(qp);
+	return err;
+}
+
+static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int err = 0;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->state == IB_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		struct mroce_rwqe *rwqe;
+
+		if (qp->rq_head - qp->rq_tail >= qp->rq_size ||
+		    wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0) {
+			err = wr->num_sge > MROCE_QP_MAX_SGE ? -EINVAL : -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		rwqe = mroce_rq_wqe(qp, qp->rq_head);
+		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
+		rwqe->wr_id = wr->wr_id;
+		rwqe->num_sge = wr->num_sge;
+		memcpy(rwqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+		qp->rq_head++;
+	}
+	if (qp->state == IB_QPS_ERR)
+		mroce_qp_flush(qp);
+out:
+	spin_unlock_bh(&qp->lock);
+	return err;
+}
+
+const struct ib_device_ops mroce_qp_ops = {
+	.create_qp = mroce_create_qp,
+	.destroy_qp = mroce_destroy_qp,
+	.modify_qp = mroce_modify_qp,
+	.post_recv = mroce_post_recv,
+	.post_send = mroce_post_send,
+	.query_qp = mroce_query_qp,
+
+	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),
+};

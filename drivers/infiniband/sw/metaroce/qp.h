@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MetaRoCE queue pairs: verbs state and the reliable transport's state.
+ *
+ * Each side of an RC connection numbers every packet it sends (requests
+ * and responses) in one PSN space and keeps up to MROCE_TX_WINDOW of them
+ * in flight; the peer acknowledges them cumulatively plus a SACK bitmap.
+ * Responses (READ_RESP, ATOMIC_ACK) are therefore delivered as reliably as
+ * requests, and a duplicate request needs nothing but a fresh ACK.
+ */
+#ifndef METAROCE_QP_H
+#define METAROCE_QP_H
+
+#include <linux/in6.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include "metaroce.h"
+#include "proto/sack.h"
+
+#define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
+#define MROCE_QP_MAX_SGE	16
+#define MROCE_MAX_INLINE	256
+#define MROCE_MAX_RD_PENDING	16	/* read/atomic requests in flight */
+#define MROCE_DUPACK_THRESH	3	/* later SACKs that make a hole lost */
+#define MROCE_ACK_EVERY		8	/* ACKREQ at least every N packets */
+
+/* A send work request as the transport keeps it. */
+struct mroce_swqe {
+	u64 wr_id;
+	u32 opcode;			/* IB_WR_* */
+	int send_flags;
+	u32 length;			/* message bytes */
+	u32 num_sge;
+	__be32 imm;			/* or invalidate rkey (host order) */
+	u32 inv_rkey;
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	struct ib_mr *reg_mr;		/* IB_WR_REG_MR */
+	u32 reg_key;
+	int reg_access;
+
+	/* transport progress */
+	u32 first_psn;
+	u32 npkts;			/* packets of the message */
+	u32 sent;			/* packets transmitted at least once */
+	u32 msn;			/* receive or read/atomic MSN */
+	u32 resp_bytes;			/* READ: bytes placed */
+	bool resp_done;			/* READ/atomic: all data back */
+	bool local_done;		/* local op executed */
+	enum ib_wc_status status;
+	struct ib_sge sge[MROCE_QP_MAX_SGE];
+	u8 inline_data[MROCE_MAX_INLINE];
+};
+
+struct mroce_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 bytes;			/* placed so far */
+	u32 total;			/* message length, from the first packet */
+	bool last_seen;
+	u32 imm;
+	bool has_imm;
+	bool has_inv;
+	u32 inv_rkey;
+	u8 opcode;			/* METAROCE_OP_* that completed it */
+	struct ib_sge sge[MROCE_QP_MAX_SGE];
+};
+
+enum mroce_txkind {
+	MROCE_TX_NONE,
+	MROCE_TX_REQ,			/* packet of send WQE wqe */
+	MROCE_TX_READ_RESP,		/* answer to the peer's read */
+	MROCE_TX_ATOMIC_ACK,
+};
+
+/* One PSN in flight, enough to build the packet again. */
+struct mroce_txpkt {
+	u8 kind;			/* enum mroce_txkind */
+	u8 opcode;			/* METAROCE_OP_* */
+	u16 flags;
+	bool acked;
+	bool lost;			/* queued for retransmission */
+	u8 retx;
+	u32 wqe;			/* REQ: send queue index */
+	u32 offset;			/* byte offset in message */
+	u32 len;
+	u32 msn;
+	u64 va;				/* READ_RESP: source; atomic: orig */
+	u32 rkey;
+	u64 sent_ns;
+};
+
+/* What completing a received PSN in order must do. */
+struct mroce_rxinfo {
+	u8 opcode;			/* METAROCE_OP_* */
+	u16 flags;			/* METAROCE_F_* */
+	u32 imm;
+	u32 total;			/* SEND: message length */
+};
+
+/* A peer's read we are answering: READ_RESP packets still to build. */
+struct mroce_rdreq {
+	bool atomic;			/* ATOMIC_ACK carrying va as orig */
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 offset;			/* next byte to send */
+	u32 msn;
+};
+
+struct mroce_qp {
+	struct ib_qp ibqp;
+	struct mroce_dev *mdev;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t lock;		/* everything below */
+	struct mutex state_mutex;	/* modify_qp against destroy */
+
+	enum ib_qp_state state;
+	bool sq_draining;
+	bool sq_sig_all;
+	bool is_user;
+	int access;			/* qp_access_flags */
+	u32 mtu;			/* bytes */
+	u32 dqpn;
+	u32 qkey;
+	u8 timeout;			/* IBTA: 4.096 us << timeout */
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	bool is_v4;
+	struct in6_addr saddr;		/* v4 addresses are v4-mapped */
+	struct in6_addr daddr;
+	u8 tclass;
+	u8 hop_limit;
+	u16 sport;			/* UDP source port: the path */
+
+	/* send queue: head posted, tx next to start, tail next to complete */
+	struct mroce_swqe *sq;
+	u32 sq_size;			/* power of two */
+	u32 sq_head, sq_tx, sq_tail;
+	u32 max_inline;
+
+	/* receive queue (unless an SRQ is used) */
+	struct mroce_rwqe *rq;
+	u32 rq_size;
+	u32 rq_head, rq_tail;
+	u32 rq_msn;			/* receive MSN of the WQE at rq_tail */
+
+	/* requester */
+	u32 snd_psn;			/* next new PSN */
+	u32 snd_una;			/* oldest PSN not acknowledged */
+	u32 snd_msn;			/* next receive MSN to assign */
+	u32 rd_msn;			/* next read/atomic MSN to assign */
+	u32 rd_pending;			/* reads/atomics awaiting responses */
+	struct mroce_txpkt tx[MROCE_TX_WINDOW];
+	u32 lost_count;			/* packets marked lost, not resent */
+	u32 retries;			/* RTOs since progress */
+	u32 rnr_retries;
+	u64 rnr_until_ns;
+	u32 pkts_since_ackreq;
+	u64 newest_acked_ns;		/* latest send time of an acked PSN */
+
+	/* responder */
+	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
+	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* per received PSN */
+	u32 rcv_msn_done;		/* receive MSNs completed */
+	u32 rd_msn_seen;		/* read/atomic MSNs executed */
+	struct mroce_rdreq rdq[MROCE_MAX_RD_PENDING];
+	u32 rdq_head, rdq_tail;
+	u64 last_ts;			/* peer's newest timestamp, to echo */
+	u16 last_path;
+	bool ack_due;
+	u8 nak_syndrome;		/* pending NAK, 0 if none */
+	u32 nak_psn;
+
+	struct work_struct tx_work;
+	struct timer_list rto_timer;	/* retransmission, per connection */
+};
+
+static inline struct mroce_qp *to_mqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mroce_qp, ibqp);
+}
+
+static inline struct mroce_swqe *mroce_sq_wqe(struct mroce_qp *qp, u32 idx)
+{
+	return &qp->sq[idx & (qp->sq_size - 1)];
+}
+
+static inline struct mroce_rwqe *mroce_rq_wqe(struct mroce_qp *qp, u32 idx)
+{
+	return &qp->rq[idx & (qp->rq_size - 1)];
+}
+
+static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)
+{
+	return &qp->tx[psn & (MROCE_TX_WINDOW - 1)];
+}
+
+/* qp.c */
+struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn);
+void mroce_qp_put(struct mroce_qp *qp);
+void mroce_qp_error(struct mroce_qp *qp);	/* lock held */
+void mroce_qp_complete_send(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			    enum ib_wc_status status);
+void mroce_qp_flush(struct mroce_qp *qp);	/* lock held */
+
+/* send.c */
+void mroce_tx_work(struct work_struct *work);
+void mroce_tx_kick(struct mroce_qp *qp);
+void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
+void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
+void mroce_rto_fire(struct timer_list *t);
+void mroce_tx_start_timer(struct mroce_qp *qp);
+
+/* recv.c */
+void mroce_rx_qp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
+		 const u8 *payload, u32 len);
+
+/* net.c */
+int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb);
+struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len);
+
+#endif /* METAROCE_QP_H */
