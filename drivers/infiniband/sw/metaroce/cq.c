@@ -67,12 +67,12 @@ static void mroce_ring_move(struct mroce_cq_ring *to,
 /* Sizes and checks. */
 
 static int mroce_cq_check_cqe(struct ib_device *ibdev, const char *verb,
-			      int cqe)
+			      s64 cqe)
 {
 	int max = ibdev->attrs.max_cqe;
 
 	if (cqe < 1 || cqe > max) {
-		ibdev_info_ratelimited(ibdev, "%s: cqe %d out of range 1..%d\n",
+		ibdev_info_ratelimited(ibdev, "%s: cqe %lld out of range 1..%d\n",
 				       verb, cqe, max);
 		return -EINVAL;
 	}
@@ -106,8 +106,6 @@ static int mroce_create_cq(struct ib_cq *ibcq,
 				       attr->comp_vector);
 		return -EINVAL;
 	}
-	if (attr->cqe > INT_MAX)
-		return mroce_cq_check_cqe(ibdev, "create_cq", -1);
 	err = mroce_cq_check_cqe(ibdev, "create_cq", attr->cqe);
 	if (err)
 		return err;

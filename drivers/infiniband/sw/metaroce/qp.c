@@ -239,7 +239,8 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->rd_msn = 0;
 	qp->rd_pending = 0;
 	qp->rcv_msn_done = 0;
-	qp->rd_msn_seen = 0;
+	qp->acache_next = 0;
+	memset(qp->acache, 0, sizeof(qp->acache));
 	qp->rdq_head = 0;
 	qp->rdq_tail = 0;
 	qp->lost_count = 0;

@@ -2,11 +2,13 @@
 /*
  * MetaRoCE queue pairs: verbs state and the reliable transport's state.
  *
- * Each side of an RC connection numbers every packet it sends (requests
- * and responses) in one PSN space and keeps up to MROCE_TX_WINDOW of them
- * in flight; the peer acknowledges them cumulatively plus a SACK bitmap.
- * Responses (READ_RESP, ATOMIC_ACK) are therefore delivered as reliably as
- * requests, and a duplicate request needs nothing but a fresh ACK.
+ * Each side of an RC connection numbers the requests it sends in one PSN
+ * space and keeps up to MROCE_TX_WINDOW PSNs in flight; the peer
+ * acknowledges them cumulatively plus a SACK bitmap. A Read of n packets
+ * takes n PSNs and each READ_RESP carries the PSN it answers (an
+ * ATOMIC_ACK likewise), so responses need no PSN space of their own, a
+ * responder in RTR can answer, and a lost response packet is repaired by
+ * asking again for just that PSN.
  */
 #ifndef METAROCE_QP_H
 #define METAROCE_QP_H
@@ -21,7 +23,9 @@
 #define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
-#define MROCE_MAX_RD_PENDING	16	/* read/atomic requests in flight */
+#define MROCE_MAX_RD_PENDING	16	/* read/atomic WQEs in flight */
+#define MROCE_RDQ_SIZE		64	/* responses queued at the responder */
+#define MROCE_READ_CHUNK	64	/* PSNs one READ_REQ asks for */
 #define MROCE_DUPACK_THRESH	3	/* later SACKs that make a hole lost */
 #define MROCE_ACK_EVERY		8	/* ACKREQ at least every N packets */
 
@@ -47,8 +51,6 @@ struct mroce_swqe {
 	u32 npkts;			/* packets of the message */
 	u32 sent;			/* packets transmitted at least once */
 	u32 msn;			/* receive or read/atomic MSN */
-	u32 resp_bytes;			/* READ: bytes placed */
-	bool resp_done;			/* READ/atomic: all data back */
 	bool local_done;		/* local op executed */
 	enum ib_wc_status status;
 	struct ib_sge sge[MROCE_QP_MAX_SGE];
@@ -69,27 +71,18 @@ struct mroce_rwqe {
 	struct ib_sge sge[MROCE_QP_MAX_SGE];
 };
 
-enum mroce_txkind {
-	MROCE_TX_NONE,
-	MROCE_TX_REQ,			/* packet of send WQE wqe */
-	MROCE_TX_READ_RESP,		/* answer to the peer's read */
-	MROCE_TX_ATOMIC_ACK,
-};
-
-/* One PSN in flight, enough to build the packet again. */
+/* One PSN in flight, enough to build its packet again. */
 struct mroce_txpkt {
-	u8 kind;			/* enum mroce_txkind */
 	u8 opcode;			/* METAROCE_OP_* */
 	u16 flags;
 	bool acked;
 	bool lost;			/* queued for retransmission */
+	bool needs_resp;		/* read/atomic: only a response acks it */
 	u8 retx;
-	u32 wqe;			/* REQ: send queue index */
+	u32 wqe;			/* send queue index */
 	u32 offset;			/* byte offset in message */
-	u32 len;
-	u32 msn;
-	u64 va;				/* READ_RESP: source; atomic: orig */
-	u32 rkey;
+	u32 len;			/* payload, or READ_RESP payload awaited */
+	u32 req_len;			/* READ_REQ: bytes it asks for */
 	u64 sent_ns;
 };
 
@@ -101,14 +94,23 @@ struct mroce_rxinfo {
 	u32 total;			/* SEND: message length */
 };
 
-/* A peer's read we are answering: READ_RESP packets still to build. */
+/* A peer's read or atomic we are answering: responses still to send. */
 struct mroce_rdreq {
-	bool atomic;			/* ATOMIC_ACK carrying va as orig */
+	bool atomic;			/* one ATOMIC_ACK carrying orig */
+	u32 psn;			/* of the first response */
 	u64 va;
+	u64 orig;
 	u32 rkey;
 	u32 len;
 	u32 offset;			/* next byte to send */
 	u32 msn;
+};
+
+/* Results of executed atomics, to answer a retransmitted request. */
+struct mroce_atomic_cache {
+	bool valid;
+	u32 psn;
+	u64 orig;
 };
 
 struct mroce_qp {
@@ -168,9 +170,10 @@ struct mroce_qp {
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
 	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* per received PSN */
 	u32 rcv_msn_done;		/* receive MSNs completed */
-	u32 rd_msn_seen;		/* read/atomic MSNs executed */
-	struct mroce_rdreq rdq[MROCE_MAX_RD_PENDING];
+	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
 	u32 rdq_head, rdq_tail;
+	struct mroce_atomic_cache acache[MROCE_MAX_RD_PENDING];
+	u32 acache_next;
 	u64 last_ts;			/* peer's newest timestamp, to echo */
 	u16 last_path;
 	bool ack_due;
@@ -214,6 +217,8 @@ void mroce_tx_work(struct work_struct *work);
 void mroce_tx_kick(struct mroce_qp *qp);
 void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
+void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
+		   const u8 *payload, u32 len);
 void mroce_rto_fire(struct timer_list *t);
 void mroce_tx_start_timer(struct mroce_qp *qp);
 

@@ -78,16 +78,33 @@ static int mroce_rx_send(struct mroce_qp *qp, const struct mroce_hdr *h,
 	return 0;
 }
 
+static struct mroce_rdreq *mroce_rdq_add(struct mroce_qp *qp)
+{
+	struct mroce_rdreq *rd;
+
+	if (qp->rdq_head - qp->rdq_tail >= MROCE_RDQ_SIZE)
+		return NULL;	/* the requester will ask again */
+	rd = &qp->rdq[qp->rdq_head++ % MROCE_RDQ_SIZE];
+	memset(rd, 0, sizeof(*rd));
+	return rd;
+}
+
+/*
+ * A READ_REQ asks for the response packets of PSNs psn .. psn + n - 1.
+ * A repeated one (some response was lost) is simply answered again.
+ */
 static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
+	u32 n = max_t(u32, 1, DIV_ROUND_UP(h->reth.dma_len, qp->mtu));
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
 	int err = 0;
+	u32 i;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
-	if (qp->rdq_head - qp->rdq_tail >= MROCE_MAX_RD_PENDING)
-		return -ENOSPC;
+	if (n > MROCE_READ_CHUNK)
+		return -EPROTO;
 	if (h->reth.dma_len) {
 		mr = mroce_mr_lookup(qp->mdev, h->reth.rkey, true);
 		if (!mr)
@@ -98,17 +115,42 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 		if (err)
 			return err;
 	}
-	rd = &qp->rdq[qp->rdq_head++ % MROCE_MAX_RD_PENDING];
-	memset(rd, 0, sizeof(*rd));
-	rd->va = h->reth.va;
-	rd->rkey = h->reth.rkey;
-	rd->len = h->reth.dma_len;
-	rd->msn = h->reth.msn;
+	/* The PSNs of the responses count as received requests. */
+	for (i = 1; i < n; i++) {
+		struct mroce_rxinfo *ri;
+
+		if (mroce_sack_set(&qp->rx, h->psn + i))
+			continue;
+		ri = &qp->rxi[(h->psn + i) & (MROCE_TX_WINDOW - 1)];
+		ri->opcode = METAROCE_OP_READ_REQ;
+		ri->flags = 0;
+	}
+	rd = mroce_rdq_add(qp);
+	if (rd) {
+		rd->psn = h->psn;
+		rd->va = h->reth.va;
+		rd->rkey = h->reth.rkey;
+		rd->len = h->reth.dma_len;
+		rd->msn = h->reth.msn;
+	}
 	return 0;
 }
 
+static struct mroce_atomic_cache *mroce_acache_find(struct mroce_qp *qp,
+						    u32 psn)
+{
+	int i;
+
+	for (i = 0; i < MROCE_MAX_RD_PENDING; i++)
+		if (qp->acache[i].valid && qp->acache[i].psn == psn)
+			return &qp->acache[i];
+	return NULL;
+}
+
+/* Execute an atomic once; its result is kept for a repeated request. */
 static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
+	struct mroce_atomic_cache *ac;
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
 	u64 orig;
@@ -116,8 +158,6 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
-	if (qp->rdq_head - qp->rdq_tail >= MROCE_MAX_RD_PENDING)
-		return -ENOSPC;
 	mr = mroce_mr_lookup(qp->mdev, h->atomic.rkey, true);
 	if (!mr)
 		return -EINVAL;
@@ -131,61 +171,47 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 	mroce_mr_put(mr);
 	if (err)
 		return err;
-	/* Executed once: the ATOMIC_ACK is itself delivered reliably. */
-	rd = &qp->rdq[qp->rdq_head++ % MROCE_MAX_RD_PENDING];
-	memset(rd, 0, sizeof(*rd));
-	rd->atomic = true;
-	rd->va = orig;
-	rd->msn = h->atomic.msn;
+	ac = &qp->acache[qp->acache_next++ % MROCE_MAX_RD_PENDING];
+	ac->valid = true;
+	ac->psn = h->psn;
+	ac->orig = orig;
+	rd = mroce_rdq_add(qp);
+	if (rd) {
+		rd->atomic = true;
+		rd->psn = h->psn;
+		rd->orig = orig;
+		rd->msn = h->atomic.msn;
+	}
 	return 0;
 }
 
-/* The read or atomic WQE that a response with this MSN answers. */
-static struct mroce_swqe *mroce_find_rd(struct mroce_qp *qp, u32 msn)
+/* A request we have seen before: answer it again, execute nothing. */
+static void mroce_rx_dup(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
-	u32 i;
+	struct mroce_atomic_cache *ac;
+	struct mroce_rdreq *rd;
 
-	for (i = qp->sq_tail; i != qp->sq_tx; i++) {
-		struct mroce_swqe *wqe = mroce_sq_wqe(qp, i);
-
-		if ((wqe->opcode == IB_WR_RDMA_READ ||
-		     wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		     wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
-		    wqe->sent && wqe->msn == msn)
-			return wqe;
+	mroce_count(qp->mdev, MROCE_CNT_RX_DUPLICATES, 1);
+	if (h->opcode == METAROCE_OP_READ_REQ) {
+		/* Reading again is harmless; the checks run again too. */
+		if (mroce_rx_read_req(qp, h) == 0)
+			mroce_tx_kick(qp);
+		return;
 	}
-	return NULL;
-}
-
-static int mroce_rx_response(struct mroce_qp *qp, const struct mroce_hdr *h,
-			     const u8 *payload, u32 len)
-{
-	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
-	struct mroce_swqe *wqe;
-	u64 orig;
-	int err;
-
-	wqe = mroce_find_rd(qp, atomic ? h->aack.msn : h->rresp.msn);
-	if (!wqe || wqe->resp_done)
-		return 0;	/* stale: its request already finished */
-	if (atomic) {
-		orig = h->aack.orig;	/* to the local buffer in host order */
-		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, 1, 0,
-				     &orig, 8, true);
-		wqe->resp_done = true;
-	} else {
-		err = len ? mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
-					   wqe->num_sge, h->rresp.offset,
-					   (void *)payload, len, true) : 0;
-		wqe->resp_bytes += len;
-		if (wqe->resp_bytes >= wqe->length)
-			wqe->resp_done = true;
+	if (h->opcode == METAROCE_OP_CMP_SWAP ||
+	    h->opcode == METAROCE_OP_FETCH_ADD) {
+		ac = mroce_acache_find(qp, h->psn);
+		rd = ac ? mroce_rdq_add(qp) : NULL;
+		if (rd) {
+			rd->atomic = true;
+			rd->psn = h->psn;
+			rd->orig = ac->orig;
+			rd->msn = h->atomic.msn;
+			mroce_tx_kick(qp);
+		}
+		return;
 	}
-	if (err) {
-		wqe->status = IB_WC_LOC_PROT_ERR;
-		wqe->resp_done = true;
-	}
-	return 0;
+	mroce_send_ack(qp);
 }
 
 /* Complete the receive WQE at rq_tail for a message now in order. */
@@ -266,6 +292,13 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 			mroce_rx_ack(qp, h);
 		return;
 	}
+	if (h->opcode == METAROCE_OP_READ_RESP ||
+	    h->opcode == METAROCE_OP_ATOMIC_ACK) {
+		/* Responses carry our own PSNs: they are acknowledgements. */
+		if (qp->state >= IB_QPS_RTS)
+			mroce_rx_resp(qp, h, payload, len);
+		return;
+	}
 	qp->last_ts = h->ts;
 	qp->last_path = h->path_id;
 
@@ -276,9 +309,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 		return;
 	}
 	if (r > 0) {
-		/* Already placed or executed: only answer it. */
-		mroce_count(mdev, MROCE_CNT_RX_DUPLICATES, 1);
-		mroce_send_ack(qp);
+		mroce_rx_dup(qp, h);
 		return;
 	}
 	if (psn != qp->rx.base)
@@ -300,10 +331,6 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	case METAROCE_OP_CMP_SWAP:
 	case METAROCE_OP_FETCH_ADD:
 		err = mroce_rx_atomic(qp, h);
-		break;
-	case METAROCE_OP_READ_RESP:
-	case METAROCE_OP_ATOMIC_ACK:
-		err = mroce_rx_response(qp, h, payload, len);
 		break;
 	default:
 		err = -EPROTO;
@@ -341,10 +368,6 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 			mroce_count(mdev, MROCE_CNT_RX_SACK_GAPS, 1);
 		mroce_send_ack(qp);
 	}
-	/* Responses may finish requests that wait for them. */
-	if (h->opcode == METAROCE_OP_READ_RESP ||
-	    h->opcode == METAROCE_OP_ATOMIC_ACK)
-		mroce_tx_kick(qp);
 }
 
 void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)

@@ -45,104 +45,159 @@ void mroce_tx_start_timer(struct mroce_qp *qp)
 		del_timer(&qp->rto_timer);
 }
 
-/* Build and transmit the packet of PSN psn described by its txpkt. */
+/* Allocate a packet, encode h into it and reserve len payload bytes. */
+static struct sk_buff *mroce_new_pkt(struct mroce_qp *qp, struct mroce_hdr *h,
+				     u32 len, void **payload)
+{
+	struct sk_buff *skb;
+	int hlen;
+
+	skb = mroce_alloc_skb(qp->mdev, METAROCE_MAX_HDR_LEN + len);
+	if (!skb)
+		return NULL;
+	h->dqpn = qp->dqpn;
+	h->ts = ktime_get_ns();
+	h->payload_len = len;
+	hlen = mroce_hdr_encode(h, skb->data, METAROCE_MAX_HDR_LEN);
+	if (WARN_ON_ONCE(hlen < 0)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_put(skb, hlen);
+	*payload = skb_put(skb, len);
+	return skb;
+}
+
+static void mroce_send_pkt(struct mroce_qp *qp, struct sk_buff *skb)
+{
+	mroce_count(qp->mdev, MROCE_CNT_TX_PACKETS, 1);
+	mroce_count(qp->mdev, MROCE_CNT_TX_BYTES, skb->len);
+	mroce_xmit(qp, skb);
+}
+
+/* Build and transmit the request packet of PSN psn from its txpkt. */
 static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t)
 {
-	struct mroce_dev *mdev = qp->mdev;
+	struct mroce_swqe *wqe = mroce_sq_wqe(qp, t->wqe);
+	u32 len = t->len;
 	struct mroce_hdr h = {};
 	struct sk_buff *skb;
-	struct mroce_mr *mr;
-	int hlen, err = 0;
 	void *data;
+	int err = 0;
 
 	h.opcode = t->opcode;
 	h.flags = t->flags;
-	h.dqpn = qp->dqpn;
 	h.psn = psn;
-	h.ts = ktime_get_ns();
-	h.path_id = 0;
-
-	if (t->kind == MROCE_TX_REQ) {
-		struct mroce_swqe *wqe = mroce_sq_wqe(qp, t->wqe);
-
-		switch (t->opcode) {
-		case METAROCE_OP_SEND:
-		case METAROCE_OP_SEND_IMM:
-		case METAROCE_OP_SEND_INV:
-			h.send.msn = wqe->msn;
-			h.send.offset = t->offset;
-			h.send.total_len = wqe->length;
-			h.imm = be32_to_cpu(wqe->imm);
-			h.inv_rkey = wqe->inv_rkey;
-			break;
-		case METAROCE_OP_WRITE:
-		case METAROCE_OP_WRITE_IMM:
-			h.reth.va = wqe->remote_addr + t->offset;
-			h.reth.rkey = wqe->rkey;
-			h.reth.dma_len = t->len;
-			h.imm = be32_to_cpu(wqe->imm);
-			break;
-		case METAROCE_OP_READ_REQ:
-			h.reth.va = wqe->remote_addr;
-			h.reth.rkey = wqe->rkey;
-			h.reth.dma_len = wqe->length;
-			h.reth.msn = wqe->msn;
-			break;
-		default:	/* CMP_SWAP, FETCH_ADD */
-			h.atomic.va = wqe->remote_addr;
-			h.atomic.rkey = wqe->rkey;
-			h.atomic.swap_add = t->opcode == METAROCE_OP_CMP_SWAP ?
-					    wqe->swap : wqe->compare_add;
-			h.atomic.compare = wqe->compare_add;
-			h.atomic.msn = wqe->msn;
-			break;
-		}
-	} else if (t->kind == MROCE_TX_READ_RESP) {
-		h.rresp.msn = t->msn;
-		h.rresp.offset = t->offset;
-	} else {
-		h.aack.msn = t->msn;
-		h.aack.orig = t->va;
+	switch (t->opcode) {
+	case METAROCE_OP_SEND:
+	case METAROCE_OP_SEND_IMM:
+	case METAROCE_OP_SEND_INV:
+		h.send.msn = wqe->msn;
+		h.send.offset = t->offset;
+		h.send.total_len = wqe->length;
+		h.imm = be32_to_cpu(wqe->imm);
+		h.inv_rkey = wqe->inv_rkey;
+		break;
+	case METAROCE_OP_WRITE:
+	case METAROCE_OP_WRITE_IMM:
+		h.reth.va = wqe->remote_addr + t->offset;
+		h.reth.rkey = wqe->rkey;
+		h.reth.dma_len = t->len;
+		h.imm = be32_to_cpu(wqe->imm);
+		break;
+	case METAROCE_OP_READ_REQ:
+		h.reth.va = wqe->remote_addr + t->offset;
+		h.reth.rkey = wqe->rkey;
+		h.reth.dma_len = t->req_len;
+		h.reth.msn = wqe->msn;
+		len = 0;
+		break;
+	default:	/* CMP_SWAP, FETCH_ADD */
+		h.atomic.va = wqe->remote_addr;
+		h.atomic.rkey = wqe->rkey;
+		h.atomic.swap_add = t->opcode == METAROCE_OP_CMP_SWAP ?
+				    wqe->swap : wqe->compare_add;
+		h.atomic.compare = wqe->compare_add;
+		h.atomic.msn = wqe->msn;
+		len = 0;
+		break;
 	}
 
-	skb = mroce_alloc_skb(mdev, METAROCE_MAX_HDR_LEN + t->len);
+	skb = mroce_new_pkt(qp, &h, len, &data);
 	if (!skb)
 		return -ENOMEM;
-	h.payload_len = t->len;
-	hlen = mroce_hdr_encode(&h, skb->data, METAROCE_MAX_HDR_LEN);
-	if (WARN_ON_ONCE(hlen < 0)) {
-		kfree_skb(skb);
-		return hlen;
-	}
-	skb_put(skb, hlen);
-	data = skb_put(skb, t->len);
-
-	if (t->kind == MROCE_TX_REQ && t->len) {
-		struct mroce_swqe *wqe = mroce_sq_wqe(qp, t->wqe);
-
+	if (len) {
 		if (wqe->send_flags & IB_SEND_INLINE)
-			memcpy(data, wqe->inline_data + t->offset, t->len);
+			memcpy(data, wqe->inline_data + t->offset, len);
 		else
-			err = mroce_sge_copy(mdev, qp->ibqp.pd, wqe->sge,
-					     wqe->num_sge, t->offset, data,
-					     t->len, false);
-	} else if (t->kind == MROCE_TX_READ_RESP && t->len) {
-		mr = mroce_mr_lookup(mdev, t->rkey, true);
-		err = mr ? mroce_mr_check(mr, qp->ibqp.pd, t->va, t->len,
-					  IB_ACCESS_REMOTE_READ) : -EINVAL;
+			err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
+					     wqe->num_sge, t->offset, data, len,
+					     false);
+		if (err) {
+			kfree_skb(skb);
+			return err;
+		}
+	}
+	t->sent_ns = h.ts;
+	mroce_send_pkt(qp, skb);
+	return 0;
+}
+
+/*
+ * Send the next response packet of the oldest queued read or atomic; a
+ * response takes the PSN of the request packet it answers. Lock held.
+ */
+static bool mroce_emit_resp(struct mroce_qp *qp)
+{
+	struct mroce_rdreq *rd;
+	struct mroce_hdr h = {};
+	struct sk_buff *skb;
+	struct mroce_mr *mr;
+	u32 len = 0;
+	void *data;
+	int err = 0;
+
+	if (qp->rdq_tail == qp->rdq_head)
+		return false;
+	rd = &qp->rdq[qp->rdq_tail % MROCE_RDQ_SIZE];
+	h.psn = rd->psn + rd->offset / qp->mtu;
+	if (rd->atomic) {
+		h.opcode = METAROCE_OP_ATOMIC_ACK;
+		h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
+		h.aack.msn = rd->msn;
+		h.aack.orig = rd->orig;
+	} else {
+		len = min(rd->len - rd->offset, qp->mtu);
+		h.opcode = METAROCE_OP_READ_RESP;
+		h.rresp.msn = rd->msn;
+		h.rresp.offset = rd->offset;
+		if (!rd->offset)
+			h.flags |= METAROCE_F_FIRST;
+		if (rd->offset + len >= rd->len)
+			h.flags |= METAROCE_F_LAST;
+	}
+	skb = mroce_new_pkt(qp, &h, len, &data);
+	if (!skb)
+		return false;
+	if (len) {
+		mr = mroce_mr_lookup(qp->mdev, rd->rkey, true);
+		err = mr ? mroce_mr_check(mr, qp->ibqp.pd, rd->va + rd->offset,
+					  len, IB_ACCESS_REMOTE_READ) : -EINVAL;
 		if (!err)
-			mroce_mr_copy(mr, t->va, data, t->len, false);
+			mroce_mr_copy(mr, rd->va + rd->offset, data, len, false);
 		if (mr)
 			mroce_mr_put(mr);
 	}
+	rd->offset += len;
+	if (rd->atomic || rd->offset >= rd->len)
+		qp->rdq_tail++;
 	if (err) {
+		/* The MR went away since the request was checked. */
 		kfree_skb(skb);
-		return err;
+		return true;
 	}
-	t->sent_ns = h.ts;
-	mroce_count(mdev, MROCE_CNT_TX_PACKETS, 1);
-	mroce_count(mdev, MROCE_CNT_TX_BYTES, skb->len);
-	return mroce_xmit(qp, skb);
+	mroce_send_pkt(qp, skb);
+	return true;
 }
 
 /* Send an ACK (or the pending NAK) for what we have received. Lock held. */
@@ -150,11 +205,9 @@ void mroce_send_ack(struct mroce_qp *qp)
 {
 	struct mroce_hdr h = {};
 	struct sk_buff *skb;
-	int hlen;
+	void *unused;
 
 	h.opcode = METAROCE_OP_ACK;
-	h.dqpn = qp->dqpn;
-	h.ts = ktime_get_ns();
 	h.ack.ack_psn = qp->nak_syndrome ? qp->nak_psn : qp->rx.base;
 	h.ack.sack_base = qp->rx.base;
 	if (mroce_psn_before(h.ack.sack_base, h.ack.ack_psn))
@@ -168,16 +221,9 @@ void mroce_send_ack(struct mroce_qp *qp)
 	qp->nak_syndrome = 0;
 	qp->ack_due = false;
 
-	skb = mroce_alloc_skb(qp->mdev, METAROCE_MAX_HDR_LEN);
-	if (!skb)
-		return;
-	hlen = mroce_hdr_encode(&h, skb->data, METAROCE_MAX_HDR_LEN);
-	if (WARN_ON_ONCE(hlen < 0)) {
-		kfree_skb(skb);
-		return;
-	}
-	skb_put(skb, hlen);
-	mroce_xmit(qp, skb);
+	skb = mroce_new_pkt(qp, &h, 0, &unused);
+	if (skb)
+		mroce_xmit(qp, skb);
 }
 
 static u8 mroce_req_opcode(struct mroce_swqe *wqe)
@@ -209,16 +255,14 @@ static void mroce_tx_complete(struct mroce_qp *qp)
 		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_tail);
 		u32 last = wqe->first_psn + wqe->npkts - 1;
 
+		/* Reads and atomics are acknowledged by their responses. */
 		if (!wqe->local_done) {
 			if (!mroce_psn_before(last, qp->snd_una))
 				break;
-			if ((wqe->opcode == IB_WR_RDMA_READ ||
-			     wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-			     wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)) {
-				if (!wqe->resp_done)
-					break;
+			if (wqe->opcode == IB_WR_RDMA_READ ||
+			    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+			    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
 				qp->rd_pending--;
-			}
 		}
 		mroce_qp_complete_send(qp, wqe, wqe->status);
 	}
@@ -238,8 +282,46 @@ static void mroce_exec_local(struct mroce_qp *qp, struct mroce_swqe *wqe)
 	wqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
-/* Start or continue the WQE at sq_tx: one packet into txpkt. Lock held. */
-static bool mroce_next_req(struct mroce_qp *qp, u32 *psn)
+static bool mroce_is_rd(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ ||
+	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * A Read takes one PSN per response packet. One READ_REQ asks for up to
+ * MROCE_READ_CHUNK of them; the others wait, marked sent, for their
+ * responses. Retransmitting one of them asks for that packet alone.
+ */
+static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			     struct mroce_txpkt *first)
+{
+	u32 room = MROCE_TX_WINDOW - mroce_in_flight(qp);
+	u32 n = min3(wqe->npkts - wqe->sent, (u32)MROCE_READ_CHUNK, room);
+	u32 i, total = 0;
+
+	for (i = 0; i < n; i++) {
+		struct mroce_txpkt *t = mroce_txpkt(qp, qp->snd_psn + i);
+		u32 off = (wqe->sent + i) * qp->mtu;
+
+		if (i)
+			memset(t, 0, sizeof(*t));
+		t->wqe = qp->sq_tx;
+		t->opcode = METAROCE_OP_READ_REQ;
+		t->needs_resp = true;
+		t->offset = off;
+		t->len = min(wqe->length - off, qp->mtu);
+		t->sent_ns = ktime_get_ns();
+		total += t->len;
+	}
+	first->req_len = total;	/* the request asks for the whole chunk */
+	wqe->sent += n;
+	first->flags |= METAROCE_F_ACKREQ;
+}
+
+/* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
+static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 {
 	struct mroce_swqe *wqe;
 	struct mroce_txpkt *t;
@@ -249,7 +331,6 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn)
 		wqe = mroce_sq_wqe(qp, qp->sq_tx);
 		if (wqe->opcode != IB_WR_LOCAL_INV && wqe->opcode != IB_WR_REG_MR)
 			break;
-		/* Fenced behind nothing: local ops run in order on arrival. */
 		mroce_exec_local(qp, wqe);
 		qp->sq_tx++;
 	}
@@ -258,17 +339,17 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn)
 	wqe = mroce_sq_wqe(qp, qp->sq_tx);
 
 	if (!wqe->sent) {
-		bool rd = wqe->opcode == IB_WR_RDMA_READ ||
-			  wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-			  wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+		bool rd = mroce_is_rd(wqe->opcode);
 
 		if (rd && qp->rd_pending >= MROCE_MAX_RD_PENDING)
 			return false;
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->rd_pending)
 			return false;
 		wqe->first_psn = qp->snd_psn;
-		wqe->npkts = rd ? 1 : max_t(u32, 1,
-					    DIV_ROUND_UP(wqe->length, qp->mtu));
+		wqe->npkts = wqe->opcode == IB_WR_RDMA_READ ||
+			     !mroce_is_rd(wqe->opcode) ?
+			     max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->mtu)) :
+			     1;
 		if (rd) {
 			wqe->msn = qp->rd_msn++;
 			qp->rd_pending++;
@@ -280,19 +361,31 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn)
 
 	t = mroce_txpkt(qp, qp->snd_psn);
 	memset(t, 0, sizeof(*t));
-	t->kind = MROCE_TX_REQ;
 	t->wqe = qp->sq_tx;
 	t->opcode = mroce_req_opcode(wqe);
 	off = wqe->sent * qp->mtu;
 	t->offset = off;
-	if (t->opcode == METAROCE_OP_READ_REQ ||
-	    t->opcode == METAROCE_OP_CMP_SWAP ||
-	    t->opcode == METAROCE_OP_FETCH_ADD)
-		t->len = 0;
-	else
-		t->len = min(wqe->length - off, qp->mtu);
 	if (wqe->sent == 0)
 		t->flags |= METAROCE_F_FIRST;
+	*psn = qp->snd_psn;
+
+	if (t->opcode == METAROCE_OP_READ_REQ) {
+		/* Every READ_REQ is a one-packet request. */
+		mroce_read_chunk(qp, wqe, t);
+		t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
+		*npsn = wqe->sent - off / qp->mtu;
+		qp->snd_psn += *npsn;
+		if (wqe->sent == wqe->npkts)
+			qp->sq_tx++;
+		return true;
+	}
+	if (t->opcode == METAROCE_OP_CMP_SWAP ||
+	    t->opcode == METAROCE_OP_FETCH_ADD) {
+		t->needs_resp = true;
+		t->len = 0;
+	} else {
+		t->len = min(wqe->length - off, qp->mtu);
+	}
 	if (wqe->sent + 1 == wqe->npkts) {
 		t->flags |= METAROCE_F_LAST | METAROCE_F_ACKREQ;
 		if (wqe->send_flags & IB_SEND_SOLICITED &&
@@ -313,44 +406,8 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn)
 	wqe->sent++;
 	if (wqe->sent == wqe->npkts)
 		qp->sq_tx++;
-	*psn = qp->snd_psn++;
-	return true;
-}
-
-/* Queue the next READ_RESP or ATOMIC_ACK packet. Lock held. */
-static bool mroce_next_resp(struct mroce_qp *qp, u32 *psn)
-{
-	struct mroce_rdreq *rd;
-	struct mroce_txpkt *t;
-
-	if (qp->rdq_tail == qp->rdq_head)
-		return false;
-	rd = &qp->rdq[qp->rdq_tail % MROCE_MAX_RD_PENDING];
-	t = mroce_txpkt(qp, qp->snd_psn);
-	memset(t, 0, sizeof(*t));
-	t->msn = rd->msn;
-	if (rd->atomic) {
-		t->kind = MROCE_TX_ATOMIC_ACK;
-		t->opcode = METAROCE_OP_ATOMIC_ACK;
-		t->va = rd->va;
-		t->flags = METAROCE_F_FIRST | METAROCE_F_LAST | METAROCE_F_ACKREQ;
-		qp->rdq_tail++;
-	} else {
-		t->kind = MROCE_TX_READ_RESP;
-		t->opcode = METAROCE_OP_READ_RESP;
-		t->rkey = rd->rkey;
-		t->offset = rd->offset;
-		t->va = rd->va + rd->offset;
-		t->len = min(rd->len - rd->offset, qp->mtu);
-		if (rd->offset == 0)
-			t->flags |= METAROCE_F_FIRST;
-		rd->offset += t->len;
-		if (rd->offset >= rd->len) {
-			t->flags |= METAROCE_F_LAST | METAROCE_F_ACKREQ;
-			qp->rdq_tail++;
-		}
-	}
-	*psn = qp->snd_psn++;
+	*npsn = 1;
+	qp->snd_psn++;
 	return true;
 }
 
@@ -368,6 +425,13 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 			t->lost = false;
 			t->retx++;
 			t->flags |= METAROCE_F_RETX | METAROCE_F_ACKREQ;
+			if (t->opcode == METAROCE_OP_READ_REQ) {
+				struct mroce_swqe *w = mroce_sq_wqe(qp, t->wqe);
+
+				/* Ask again for this response packet alone. */
+				t->req_len = min(w->length - t->offset, qp->mtu);
+				t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
+			}
 			qp->lost_count--;
 			mroce_count(qp->mdev, MROCE_CNT_TX_RETRANSMITS, 1);
 			*psn = p;
@@ -378,12 +442,15 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 	return false;
 }
 
+static void mroce_nak_fatal(struct mroce_qp *qp, u32 psn,
+			    enum ib_wc_status status);
+
 void mroce_tx_work(struct work_struct *work)
 {
 	struct mroce_qp *qp = container_of(work, struct mroce_qp, tx_work);
 	int budget = MROCE_TX_BUDGET;
 	bool more = false;
-	u32 psn;
+	u32 psn, n;
 
 	spin_lock_bh(&qp->lock);
 	while (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
@@ -396,15 +463,15 @@ void mroce_tx_work(struct work_struct *work)
 			more = true;
 			break;
 		}
-		if (!rnr && mroce_next_lost(qp, &psn))
-			;
-		else if (room && mroce_next_resp(qp, &psn))
-			;
-		else if (room && !rnr && qp->state == IB_QPS_RTS &&
-			 mroce_next_req(qp, &psn))
-			;
-		else
-			break;
+		/* Responses first: the peer is waiting on them. */
+		if (mroce_emit_resp(qp))
+			continue;
+		n = 1;
+		if (rnr || !mroce_next_lost(qp, &psn)) {
+			if (!room || rnr || qp->state != IB_QPS_RTS ||
+			    !mroce_next_req(qp, &psn, &n))
+				break;
+		}
 
 		if (++qp->pkts_since_ackreq >= MROCE_ACK_EVERY) {
 			mroce_txpkt(qp, psn)->flags |= METAROCE_F_ACKREQ;
@@ -412,14 +479,9 @@ void mroce_tx_work(struct work_struct *work)
 		}
 		if (mroce_emit(qp, psn, mroce_txpkt(qp, psn)) == -EINVAL) {
 			/* A local key went bad under us: fail the request. */
-			struct mroce_txpkt *t = mroce_txpkt(qp, psn);
-
-			if (t->kind == MROCE_TX_REQ)
-				mroce_sq_wqe(qp, t->wqe)->status =
-					IB_WC_LOC_PROT_ERR;
-			mroce_qp_complete_send(qp, mroce_sq_wqe(qp, qp->sq_tail),
-					       IB_WC_LOC_PROT_ERR);
-			mroce_qp_error(qp);
+			mroce_sq_wqe(qp, mroce_txpkt(qp, psn)->wqe)->status =
+				IB_WC_LOC_PROT_ERR;
+			mroce_nak_fatal(qp, psn, IB_WC_LOC_PROT_ERR);
 			break;
 		}
 		if (!timer_pending(&qp->rto_timer))
@@ -439,11 +501,12 @@ static void mroce_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t)
 	}
 }
 
-static void mroce_ack_psn(struct mroce_qp *qp, u32 psn)
+static void mroce_ack_psn(struct mroce_qp *qp, u32 psn, bool by_resp)
 {
 	struct mroce_txpkt *t = mroce_txpkt(qp, psn);
 
-	if (t->acked)
+	/* An ACK of a read's PSN says the request arrived, not the data. */
+	if (t->acked || t->needs_resp != by_resp)
 		return;
 	t->acked = true;
 	if (t->lost) {
@@ -458,9 +521,8 @@ static void mroce_ack_psn(struct mroce_qp *qp, u32 psn)
 static void mroce_nak_fatal(struct mroce_qp *qp, u32 psn,
 			    enum ib_wc_status status)
 {
-	struct mroce_txpkt *t = mroce_txpkt(qp, psn);
-
-	if (t->kind == MROCE_TX_REQ && qp->sq_tail != qp->sq_tx) {
+	if (qp->sq_tail != qp->sq_tx && mroce_psn_in_window(psn, qp->snd_una,
+							    mroce_in_flight(qp))) {
 		/* Earlier WQEs were acknowledged by the same ACK. */
 		mroce_tx_complete(qp);
 		if (qp->sq_tail != qp->sq_head)
@@ -525,9 +587,11 @@ static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn)
 }
 
 /* Process an ACK or NAK from the peer. Lock held. */
+static void mroce_tx_progress(struct mroce_qp *qp, u32 una);
+
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 {
-	u32 ack = hdr->ack.ack_psn, una = qp->snd_una, p, later = 0;
+	u32 ack = hdr->ack.ack_psn, una = qp->snd_una, p;
 	u8 syn = hdr->ack.syndrome;
 	int i;
 
@@ -536,15 +600,31 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		return;		/* stale or bogus */
 
 	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
-		mroce_ack_psn(qp, p);
+		mroce_ack_psn(qp, p, false);
 	for (i = 0; i < METAROCE_SACK_BITS; i++) {
 		if (!(hdr->ack.sack[i / 8] & (1 << (i % 8))))
 			continue;
 		p = hdr->ack.sack_base + i;
 		if (mroce_psn_after_eq(p, qp->snd_una) &&
 		    mroce_psn_before(p, qp->snd_psn))
-			mroce_ack_psn(qp, p);
+			mroce_ack_psn(qp, p, false);
 	}
+	if (syn != METAROCE_SYN_ACK) {
+		mroce_rx_nak(qp, syn, ack);
+		if (qp->state == IB_QPS_ERR)
+			return;
+	}
+	mroce_tx_progress(qp, una);
+}
+
+/*
+ * After PSNs were acknowledged: move snd_una, declare holes lost, retire
+ * finished WQEs and let tx_work resend or send more. Lock held.
+ */
+static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
+{
+	u32 p, later = 0;
+
 	while (qp->snd_una != qp->snd_psn &&
 	       mroce_txpkt(qp, qp->snd_una)->acked)
 		qp->snd_una++;
@@ -552,12 +632,6 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		qp->retries = 0;
 		qp->rnr_retries = 0;
 		mroce_tx_start_timer(qp);
-	}
-
-	if (syn != METAROCE_SYN_ACK) {
-		mroce_rx_nak(qp, syn, ack);
-		if (qp->state == IB_QPS_ERR)
-			return;
 	}
 
 	/*
@@ -571,12 +645,52 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		if (t->acked)
 			later++;
 		else if (later >= MROCE_DUPACK_THRESH &&
-			 t->sent_ns < qp->newest_acked_ns)
+			 (t->sent_ns < qp->newest_acked_ns ||
+			  (t->needs_resp && !t->retx)))
 			mroce_mark_lost(qp, t);
 	}
 	mroce_tx_complete(qp);
 	if (qp->lost_count || qp->snd_una != una || qp->sq_tx != qp->sq_head)
 		mroce_tx_kick(qp);
+}
+
+/* A READ_RESP or ATOMIC_ACK: place it, and it acknowledges its PSN. */
+void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
+		   const u8 *payload, u32 len)
+{
+	struct mroce_txpkt *t = mroce_txpkt(qp, h->psn);
+	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
+	struct mroce_swqe *wqe;
+	u32 una = qp->snd_una;
+	u64 orig;
+	int err;
+
+	if (!mroce_psn_in_window(h->psn, qp->snd_una, mroce_in_flight(qp)) ||
+	    !t->needs_resp || t->acked) {
+		mroce_count(qp->mdev, MROCE_CNT_RX_DUPLICATES, 1);
+		return;
+	}
+	wqe = mroce_sq_wqe(qp, t->wqe);
+	if (atomic != (t->opcode != METAROCE_OP_READ_REQ) ||
+	    (!atomic && len != t->len)) {
+		mroce_count_drop(qp->mdev, MROCE_DROP_BAD_LENGTH);
+		return;
+	}
+	if (atomic) {
+		orig = h->aack.orig;	/* to the local buffer in host order */
+		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, 1, 0,
+				     &orig, sizeof(orig), true);
+	} else {
+		err = len ? mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
+					   wqe->num_sge, t->offset,
+					   (void *)payload, len, true) : 0;
+	}
+	if (err)
+		wqe->status = IB_WC_LOC_PROT_ERR;
+	if (h->psn != una)
+		mroce_count(qp->mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
+	mroce_ack_psn(qp, h->psn, true);
+	mroce_tx_progress(qp, una);
 }
 
 /* The per-connection retransmission timer: no progress for one RTO. */
