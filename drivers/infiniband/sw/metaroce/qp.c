@@ -238,7 +238,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->snd_msn = 0;
 	qp->rd_msn = 0;
 	qp->rd_pending = 0;
-	qp->rcv_msn_done = 0;
+	qp->rx_write_bytes = 0;
 	qp->acache_next = 0;
 	memset(qp->acache, 0, sizeof(qp->acache));
 	qp->rdq_head = 0;

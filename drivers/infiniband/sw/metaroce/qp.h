@@ -91,7 +91,7 @@ struct mroce_rxinfo {
 	u8 opcode;			/* METAROCE_OP_* */
 	u16 flags;			/* METAROCE_F_* */
 	u32 imm;
-	u32 total;			/* SEND: message length */
+	u32 total;			/* SEND: message; WRITE: packet bytes */
 };
 
 /* A peer's read or atomic we are answering: responses still to send. */
@@ -169,7 +169,7 @@ struct mroce_qp {
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
 	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* per received PSN */
-	u32 rcv_msn_done;		/* receive MSNs completed */
+	u32 rx_write_bytes;		/* of the Write being completed */
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
 	u32 rdq_head, rdq_tail;
 	struct mroce_atomic_cache acache[MROCE_MAX_RD_PENDING];

@@ -270,6 +270,15 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer, psn);
 			return;
 		}
+		/* A Write's packets are consecutive: sum them for WRITE_IMM. */
+		if (ri->opcode == METAROCE_OP_WRITE ||
+		    ri->opcode == METAROCE_OP_WRITE_IMM) {
+			if (ri->flags & METAROCE_F_FIRST)
+				qp->rx_write_bytes = 0;
+			qp->rx_write_bytes += ri->total;
+			if (ri->opcode == METAROCE_OP_WRITE_IMM)
+				ri->total = qp->rx_write_bytes;
+		}
 		if (consumes)
 			mroce_complete_recv(qp, ri);
 		mroce_sack_advance(&qp->rx, psn + 1);
@@ -356,7 +365,8 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	ri->opcode = h->opcode;
 	ri->flags = h->flags;
 	ri->imm = h->opcode == METAROCE_OP_SEND_INV ? h->inv_rkey : h->imm;
-	ri->total = h->opcode == METAROCE_OP_WRITE_IMM ? 0 : h->send.total_len;
+	ri->total = h->opcode == METAROCE_OP_WRITE ||
+		    h->opcode == METAROCE_OP_WRITE_IMM ? len : h->send.total_len;
 
 	mroce_rx_advance(qp);
 	if (h->opcode == METAROCE_OP_READ_REQ ||

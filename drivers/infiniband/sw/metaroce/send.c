@@ -223,7 +223,7 @@ void mroce_send_ack(struct mroce_qp *qp)
 
 	skb = mroce_new_pkt(qp, &h, 0, &unused);
 	if (skb)
-		mroce_xmit(qp, skb);
+		mroce_send_pkt(qp, skb);
 }
 
 static u8 mroce_req_opcode(struct mroce_swqe *wqe)
@@ -671,7 +671,7 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
 		return;
 	}
 	wqe = mroce_sq_wqe(qp, t->wqe);
-	if (atomic != (t->opcode != METAROCE_OP_READ_REQ) ||
+	if (atomic == (t->opcode == METAROCE_OP_READ_REQ) ||
 	    (!atomic && len != t->len)) {
 		mroce_count_drop(qp->mdev, MROCE_DROP_BAD_LENGTH);
 		return;
@@ -712,7 +712,8 @@ void mroce_rto_fire(struct timer_list *t)
 	if (!mroce_in_flight(qp))
 		goto out;
 	mroce_count(qp->mdev, MROCE_CNT_RTO, 1);
-	if (qp->retry_cnt != 7 && ++qp->retries > qp->retry_cnt) {
+	/* Unlike rnr_retry, a retry_cnt of 7 is not infinite. */
+	if (++qp->retries > qp->retry_cnt) {
 		ibdev_dbg(qp->ibqp.device, "qp %u: retries exhausted at psn %u\n",
 			  qp->ibqp.qp_num, qp->snd_una);
 		mroce_nak_fatal(qp, qp->snd_una, IB_WC_RETRY_EXC_ERR);
