@@ -56,6 +56,7 @@ step modules-debian make -s modules-debian && step modules-debian-no-warnings no
 step checkpatch tools/checkpatch.sh
 step sparse make -s KDIR="$kdir" C=2 modules && step sparse-clean no_warnings "$logs/sparse.log"
 step provider make -s provider && step provider-abi make -s -C userspace-provider check-abi
+step test-programs sh -c "make -s -C tests/verbs && make -s -C tests/tools"
 make -s -C tests/host check >"$logs/host.log" 2>&1
 hp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logs/host.log" | tail -1)
 hf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$logs/host.log" | tail -1)
@@ -73,10 +74,10 @@ bz_debug=$kdir_debug/arch/x86/boot/bzImage
 moddir=$repo/build/kdebug
 rm -rf "$moddir" && mkdir -p "$moddir"
 tar -c --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude=modules.order Kbuild drivers include kunit |
-	tar -x -C "$moddir"
+	--exclude='*.mod.c' --exclude=modules.order --exclude=build \
+	Kbuild drivers include kunit tests/kmod | tar -x -C "$moddir"
 if step modules-for-debug make -s -C "$kdir_debug" M="$moddir" W=1 modules; then
-	for t in kunit smoke; do
+	for t in kunit smoke verbs-mr verbs-cq; do
 		step "vm-$t" tools/vm/run-vm.sh -k "$bz_debug" -s tests/vm/$t.sh \
 			-o "$logs/vm-$t" -t 900 -m 2048 \
 			-e REPO="$repo" -e KDIR="$kdir_debug" -e MODDIR="$moddir"
@@ -87,4 +88,13 @@ if step modules-for-debug make -s -C "$kdir_debug" M="$moddir" W=1 modules; then
 	count_tap "vm-twohost host a" "$logs/vm-twohost/a/results.tap"
 	count_tap "vm-twohost host b" "$logs/vm-twohost/b/results.tap"
 fi
+# The data path on the normal kernel: perftest and the integrity tool are
+# too slow under KASAN to run in full there.
+bz=$kdir/arch/x86/boot/bzImage
+for t in datapath verbs-access rdmacm; do
+	[ -f tests/vm/$t.sh ] || continue
+	step "vm-$t" tools/vm/run-vm.sh -k "$bz" -s tests/vm/$t.sh \
+		-o "$logs/vm-$t" -t 1200 -m 1024 -e REPO="$repo" -e KDIR="$kdir"
+	count_tap "vm-$t" "$logs/vm-$t/results.tap"
+done
 finish

@@ -14,9 +14,14 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /var/tmp
-mount -t tmpfs tmpfs /var/log
+# Writable scratch over the read-only root, except where the test itself
+# lives (a clone under /tmp must stay visible): then TMPDIR points to /run.
+for d in /tmp /var/tmp /var/log; do
+	case $MROCE_SCRIPT in
+	"$d"/*) mkdir -p /run/tmp && export TMPDIR=/run/tmp ;;
+	*) mount -t tmpfs tmpfs "$d" ;;
+	esac
+done
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /mnt/out 2>/dev/null || true

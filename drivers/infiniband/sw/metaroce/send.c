@@ -660,6 +660,7 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
 {
 	struct mroce_txpkt *t = mroce_txpkt(qp, h->psn);
 	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
+	bool is_read;
 	struct mroce_swqe *wqe;
 	u32 una = qp->snd_una;
 	u64 orig;
@@ -671,7 +672,8 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
 		return;
 	}
 	wqe = mroce_sq_wqe(qp, t->wqe);
-	if (atomic == (t->opcode == METAROCE_OP_READ_REQ) ||
+	is_read = t->opcode == METAROCE_OP_READ_REQ;
+	if (atomic == is_read ||
 	    (!atomic && len != t->len)) {
 		mroce_count_drop(qp->mdev, MROCE_DROP_BAD_LENGTH);
 		return;

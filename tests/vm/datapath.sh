@@ -1,0 +1,116 @@
+#!/bin/bash
+# The RC data path between two hosts as network namespaces (one VM): Debian's
+# perftest and ibv_rc_pingpong unmodified, and our data-integrity tool clean
+# and under netem loss, duplication, reordering and corruption, with the
+# transport's repair counters checked. Each command is bounded by timeout;
+# perftest prints 0.00 MB/s under TCG, so runs are timed by wall clock.
+. "$REPO/tools/vm/guest-lib.sh"
+
+MV=$REPO/tests/tools/build/mroce-verify
+ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+FIG=$OUT/figures.txt
+: >"$FIG"
+
+setup_modules
+check "ib core loads" load_ib_core
+ip netns add h1
+ip netns add h2
+ip link add v1 netns h1 type veth peer name v2 netns h2
+ns h1 ip addr add 10.11.0.1/24 dev v1
+ns h2 ip addr add 10.11.0.2/24 dev v2
+for h in h1 h2; do ns $h ip link set lo up; done
+ns h1 ip link set v1 up
+ns h2 ip link set v2 up
+check "bind mroce1 in h1" ns h1 rdma link add mroce1 type metaroce netdev v1
+check "bind mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v2
+wait_for 5 gid_index mroce1 10.11.0.1 >/dev/null
+g1=$(gid_index mroce1 10.11.0.1)
+g2=$(gid_index mroce2 10.11.0.2)
+
+# pair NAME SECS SERVER-CMD... -- CLIENT-ARGS...: server in h1, client in h2
+# (client = server command + CLIENT-ARGS); both must exit 0 within SECS.
+pair() {
+	local name=$1 secs=$2 srv=() t0 rc rs
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	t0=$(date +%s.%N)
+	ns h1 timeout "$secs" "${srv[@]}" -d mroce1 >"$OUT/$name.srv" 2>&1 &
+	sleep 1
+	ns h2 timeout "$secs" "${srv[@]}" -d mroce2 "$@" >"$OUT/$name.cli" 2>&1
+	rc=$?
+	wait $!
+	rs=$?
+	printf '%-28s %8.2f s  client %d server %d\n' "$name" \
+		"$(echo "$(date +%s.%N) - $t0" | bc)" $rc $rs | tee -a "$FIG"
+	[ $rc = 0 ] && [ $rs = 0 ]
+}
+
+# perftest: sizes and counts kept small enough for TCG.
+pt() {
+	local name=$1 tool=$2
+	shift 2
+	check "perftest $name" pair "$name" 120 "$tool" -F -x "$g1" "$@" -- 10.11.0.1
+}
+pt ib_write_bw ib_write_bw -s 65536 -n 200
+pt ib_read_bw ib_read_bw -s 65536 -n 200
+pt ib_send_bw ib_send_bw -s 65536 -n 200
+pt ib_atomic_bw ib_atomic_bw -n 200
+pt ib_write_lat ib_write_lat -s 64 -n 200
+pt ib_read_lat ib_read_lat -s 64 -n 200
+pt ib_send_lat ib_send_lat -s 64 -n 200
+pt "ib_write_bw -q 4" ib_write_bw -s 65536 -n 100 -q 4
+pt "ib_read_bw -q 4" ib_read_bw -s 65536 -n 100 -q 4
+pt "ib_write_bw -b" ib_write_bw -s 65536 -n 100 -b
+pt "ib_send_bw -b" ib_send_bw -s 65536 -n 100 -b
+pt "ib_write_bw -a" ib_write_bw -a -n 10
+pt "ib_read_bw -a" ib_read_bw -a -n 10
+check "ibv_rc_pingpong (data checked)" \
+	pair rc_pingpong 60 ibv_rc_pingpong -g "$g1" -n 50 -c -- 10.11.0.1
+
+# Our integrity tool: every opcode, sizes 1 B .. 8 MiB, every byte checked.
+mv_ok() { grep -q '^ok 1 - mroce-verify:.* 0 corrupt, 0 errors' "$1"; }
+# mverify NAME MAX-SIZE SECS: server in h1, client in h2, over TCP setup.
+mverify() {
+	local name=$1 size=$2 secs=$3 rc rs
+	ns h1 timeout "$secs" "$MV" -s -m tcp -d mroce1 -S "$size" -w 60 \
+		>"$OUT/$name.srv" 2>&1 &
+	sleep 1
+	ns h2 timeout "$secs" "$MV" -c 10.11.0.1 -m tcp -d mroce2 -S "$size" \
+		-w 60 >"$OUT/$name.cli" 2>&1
+	rc=$?
+	wait $!
+	rs=$?
+	grep '^#\|^ok\|^not ok' "$OUT/$name.cli" | sed "s/^/$name: /" >>"$FIG"
+	[ $rc = 0 ] && mv_ok "$OUT/$name.cli"
+}
+check "mroce-verify self-loopback, all opcodes, to 1 MiB" \
+	sh -c "ip netns exec h1 timeout 120 $MV -L -d mroce1 -S 1M >$OUT/loop.cli 2>&1 && grep -q '^ok 1 .* 0 corrupt, 0 errors' $OUT/loop.cli"
+check "mroce-verify between hosts, all opcodes, to 8 MiB" mverify clean 8M 300
+
+retx0=$(counter mroce2 tx_retransmits)
+for h in h1:v1 h2:v2; do
+	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem loss 1%
+done
+check "mroce-verify under 1% loss: 0 corrupt, completes" mverify loss1 1M 300
+for h in h1:v1 h2:v2; do
+	ns "${h%:*}" tc qdisc change dev "${h#*:}" root netem loss 10% \
+		duplicate 1% reorder 25% 50% delay 1ms corrupt 1%
+done
+check "mroce-verify under 10% loss, dup, reorder, corrupt: 0 corrupt" \
+	mverify loss10 1M 400
+pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
+check "the repair happened: tx_retransmits grew" \
+	counter_ge mroce2 tx_retransmits $((retx0 + 10))
+check "duplicates were recognised" counter_ge mroce1 rx_duplicates 1
+for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
+rdma statistic show link mroce1/1 >>"$FIG"
+rdma statistic show link mroce2/1 >>"$FIG"
+
+check "rdma resource show lists our QPs' device" sh -c "rdma resource show | grep -q mroce1"
+check "rdma link delete with QPs gone" rdma link delete mroce1
+check "rmmod" rmmod rdma_metaroce
+check "no leaks (kmemleak)" kmemleak_clean
+check "kernel log has no warnings" dmesg_clean
+dmesg >"$OUT/dmesg.txt"
+tap_summary
