@@ -25,7 +25,7 @@ KDIR ?= $(TEST_KDIR)
 all: modules provider
 
 deps:
-	tools/install-deps.sh
+	@tools/install-deps.sh
 
 kernel: deps
 	tools/kernel/build-kernel.sh normal >/dev/null
@@ -53,10 +53,10 @@ install:
 	$(MAKE) -C userspace-provider install
 
 check: deps
-	tools/run-checks.sh
+	@tools/run-checks.sh
 
 demo: deps
-	tools/demo.sh
+	@tools/demo.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(REPO) clean
