@@ -84,7 +84,8 @@ if step modules-for-debug make -s -C "$kdir_debug" M="$moddir" W=1 modules; then
 		count_tap "vm-$t" "$logs/vm-$t/results.tap"
 	done
 	step vm-twohost tools/vm/run-pair.sh -k "$bz_debug" -s tests/vm/twohost.sh \
-		-o "$logs/vm-twohost" -t 900 -e REPO="$repo" -e KDIR="$kdir_debug" -e MODDIR="$moddir"
+		-o "$logs/vm-twohost" -t 900 -e REPO="$repo" -e KDIR="$kdir_debug" \
+		-e MODDIR="$moddir" -e BW_ITERS=100
 	count_tap "vm-twohost host a" "$logs/vm-twohost/a/results.tap"
 	count_tap "vm-twohost host b" "$logs/vm-twohost/b/results.tap"
 fi
