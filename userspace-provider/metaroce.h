@@ -45,5 +45,6 @@ extern const struct verbs_context_ops metaroce_pd_ops;	/* verbs.c */
 extern const struct verbs_context_ops metaroce_mr_ops;	/* mr.c */
 extern const struct verbs_context_ops metaroce_cq_ops;	/* cq.c */
 extern const struct verbs_context_ops metaroce_qp_ops;	/* qp.c */
+extern const struct verbs_context_ops metaroce_ah_ops;	/* ah.c */
 
 #endif /* METAROCE_H */

@@ -290,6 +290,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &mroce_mr_ops);
 	ib_set_device_ops(ibdev, &mroce_cq_ops);
 	ib_set_device_ops(ibdev, &mroce_qp_ops);
+	ib_set_device_ops(ibdev, &mroce_ah_ops);
 	mroce_dev_update_port(mdev, false);
 
 	err = ib_device_set_netdev(ibdev, ndev, 1);

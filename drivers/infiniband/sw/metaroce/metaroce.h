@@ -41,6 +41,10 @@ enum mroce_counter {
 	MROCE_CNT_RX_NAK_RNR,
 	MROCE_CNT_RX_NAK_SEQ,
 	MROCE_CNT_RX_NAK_FATAL,
+	MROCE_CNT_RX_DROP_QP_TYPE,	/* UD opcode to RC QP or vice versa */
+	MROCE_CNT_RX_DROP_UD_STATE,	/* UD QP not ready to receive */
+	MROCE_CNT_RX_DROP_UD_QKEY,	/* Q_Key mismatch */
+	MROCE_CNT_RX_DROP_UD_NO_RECV,	/* no receive WQE posted */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };
@@ -74,6 +78,8 @@ struct mroce_dev {
 	atomic_t mr_count;		/* MRs allocated, at most max_mr */
 	bool mr_ready;			/* mr_xa initialised (mroce_mr_dev_init) */
 	/* end of mr.c state */
+
+	atomic_t ah_count;		/* AHs allocated, at most max_ah */
 };
 
 struct mroce_ucontext {
@@ -131,6 +137,7 @@ extern const struct ib_device_ops mroce_pd_ops;	/* pd.c */
 extern const struct ib_device_ops mroce_mr_ops;	/* mr.c */
 extern const struct ib_device_ops mroce_cq_ops;	/* cq.c */
 extern const struct ib_device_ops mroce_qp_ops;	/* qp.c */
+extern const struct ib_device_ops mroce_ah_ops;	/* ah.c */
 
 /* For verbs whose implementation is still missing: say so, once a while. */
 static inline int mroce_no_data_path(struct ib_device *ibdev, const char *verb)

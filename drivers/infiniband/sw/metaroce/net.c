@@ -19,6 +19,7 @@
 #include "metaroce.h"
 #include "recv.h"
 #include "qp.h"
+#include "ah.h"
 
 struct mroce_net {
 	struct mroce_udp *udp;	/* under mroce_lock */
@@ -123,26 +124,26 @@ struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len)
 }
 
 /*
- * Encapsulate the MetaRoCE packet in skb in UDP towards the QP's peer and
- * send it, ECN-capable, from the QP's path source port. Consumes skb.
+ * Encapsulate the MetaRoCE packet in skb in UDP towards av's destination
+ * and send it, ECN-capable, from UDP source port @port. Consumes skb.
  */
-int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
+int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
+		  u16 port, struct sk_buff *skb)
 {
-	struct mroce_dev *mdev = qp->mdev;
 	struct mroce_udp *udp = READ_ONCE(mdev->udp);
 	struct net *net = dev_net(mdev->ndev);
-	__be16 sport = htons(qp->sport), dport = htons(mroce_udp_port);
-	u8 tos = (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+	__be16 sport = htons(port), dport = htons(mroce_udp_port);
+	u8 tos = (av->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 
 	if (!udp)
 		goto drop;
-	skb->protocol = qp->is_v4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
-	if (qp->is_v4) {
+	skb->protocol = av->is_v4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	if (av->is_v4) {
 		struct flowi4 fl4 = {
 			.flowi4_oif = mdev->ndev->ifindex,
 			.flowi4_proto = IPPROTO_UDP,
-			.saddr = qp->saddr.s6_addr32[3],
-			.daddr = qp->daddr.s6_addr32[3],
+			.saddr = av->saddr.s6_addr32[3],
+			.daddr = av->daddr.s6_addr32[3],
 			.fl4_sport = sport,
 			.fl4_dport = dport,
 		};
@@ -155,7 +156,7 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
 		if (IS_ERR(rt))
 			goto drop;
 		udp_tunnel_xmit_skb(rt, udp->sock->sk, skb, fl4.saddr,
-				    fl4.daddr, tos, qp->hop_limit, htons(IP_DF),
+				    fl4.daddr, tos, av->hop_limit, htons(IP_DF),
 				    sport, dport, false, false);
 		return 0;
 	}
@@ -164,8 +165,8 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
 		struct flowi6 fl6 = {
 			.flowi6_oif = mdev->ndev->ifindex,
 			.flowi6_proto = IPPROTO_UDP,
-			.saddr = qp->saddr,
-			.daddr = qp->daddr,
+			.saddr = av->saddr,
+			.daddr = av->daddr,
 			.fl6_sport = sport,
 			.fl6_dport = dport,
 		};
@@ -179,13 +180,27 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
 			goto drop;
 		udp_tunnel6_xmit_skb(dst, udp->sock->sk, skb, dst->dev,
 				     &fl6.saddr, &fl6.daddr, tos,
-				     qp->hop_limit, 0, sport, dport, false);
+				     av->hop_limit, 0, sport, dport, false);
 		return 0;
 	}
 #endif
 drop:
 	kfree_skb(skb);
 	return -EHOSTUNREACH;
+}
+
+/* Send skb to the QP's peer on its path. Consumes skb. */
+int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
+{
+	struct mroce_av av = {
+		.saddr = qp->saddr,
+		.daddr = qp->daddr,
+		.is_v4 = qp->is_v4,
+		.tclass = qp->tclass,
+		.hop_limit = qp->hop_limit,
+	};
+
+	return mroce_xmit_av(qp->mdev, &av, qp->sport, skb);
 }
 
 /* Join the namespace's socket, creating it for the first device. */

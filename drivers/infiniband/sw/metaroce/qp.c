@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "cq.h"
 #include "mr.h"
+#include "ud.h"
 
 struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
 {
@@ -148,7 +149,8 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC) {
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	    init->qp_type != IB_QPT_GSI) {
 		ibdev_dbg(ibqp->device, "create_qp: type %d not supported yet\n",
 			  init->qp_type);
 		return -EOPNOTSUPP;
@@ -169,14 +171,18 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->state_mutex);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
-	INIT_WORK(&qp->tx_work, mroce_tx_work);
+	if (init->qp_type == IB_QPT_RC)
+		INIT_WORK(&qp->tx_work, mroce_tx_work);
+	else
+		INIT_WORK(&qp->tx_work, mroce_ud_tx_work);
 	timer_setup(&qp->rto_timer, mroce_rto_fire, 0);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->sq_size = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
 	qp->rq_size = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
 	qp->max_inline = MROCE_MAX_INLINE;
-	qp->mtu = 1024;
+	qp->mtu = init->qp_type == IB_QPT_RC ? 1024 :
+		  ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
 
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
 	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
@@ -185,9 +191,15 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 
-	err = xa_alloc_cyclic(&mdev->qp_xa, &qpn, qp,
-			      XA_LIMIT(16, METAROCE_QPN_MASK), &mdev->qp_next,
-			      GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		/* QP1 of the (single) port; QPNs below 16 are reserved. */
+		qpn = METAROCE_QPN_GSI;
+		err = xa_insert(&mdev->qp_xa, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&mdev->qp_xa, &qpn, qp,
+				      XA_LIMIT(16, METAROCE_QPN_MASK),
+				      &mdev->qp_next, GFP_KERNEL);
+	}
 	if (err < 0)
 		goto err_free;
 	ibqp->qp_num = qpn;
@@ -247,6 +259,10 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->retries = 0;
 	qp->ack_due = false;
 	qp->nak_syndrome = 0;
+	qp->fatal_pending = false;
+	qp->fatal_nak = 0;
+	qp->srtt_ns = 0;
+	qp->rttvar_ns = 0;
 	memset(qp->tx, 0, sizeof(qp->tx));
 }
 
@@ -394,8 +410,8 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /* Copy a work request into its WQE; validates what the WR alone shows. */
-static int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
-			   const struct ib_send_wr *wr)
+int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
+		    const struct ib_send_wr *wr)
 {
 	u32 len = 0;
 	int i;
@@ -477,12 +493,56 @@ static int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	return 0;
 }
 
+/*
+ * Userspace posts through uverbs in process context, and inline data must
+ * be copied from user memory: build each WQE outside the QP lock.
+ */
+static int mroce_post_send_user(struct mroce_qp *qp,
+				const struct ib_send_wr *wr,
+				const struct ib_send_wr **bad_wr)
+{
+	struct mroce_swqe *tmp;
+	int err = 0;
+
+	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
+	if (!tmp) {
+		*bad_wr = wr;
+		return -ENOMEM;
+	}
+	for (; wr; wr = wr->next) {
+		err = mroce_init_swqe(qp, tmp, wr);
+		if (err)
+			break;
+		spin_lock_bh(&qp->lock);
+		if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR)
+			err = -EINVAL;
+		else if (qp->sq_head - qp->sq_tail >= qp->sq_size)
+			err = -ENOMEM;
+		else
+			*mroce_sq_wqe(qp, qp->sq_head++) = *tmp;
+		if (!err && qp->state == IB_QPS_ERR)
+			mroce_qp_flush(qp);
+		spin_unlock_bh(&qp->lock);
+		if (err)
+			break;
+	}
+	kfree(tmp);
+	if (err)
+		*bad_wr = wr;
+	mroce_tx_kick(qp);
+	return err;
+}
+
 static int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
 	int err = 0;
 
+	if (mroce_qp_is_ud(qp))
+		return mroce_ud_post_send(qp, wr, bad_wr);
+	if (qp->is_user)
+		return mroce_post_send_user(qp, wr, bad_wr);
 	spin_lock_bh(&qp->lock);
 	if (qp->state < IB_QPS_RTS && qp->state != IB_QPS_ERR) {
 		err = -EINVAL;
@@ -518,6 +578,8 @@ static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct mroce_qp *qp = to_mqp(ibqp);
 	int err = 0;
 
+	if (mroce_qp_is_ud(qp))
+		return mroce_ud_post_recv(qp, wr, bad_wr);
 	spin_lock_bh(&qp->lock);
 	if (qp->state == IB_QPS_RESET) {
 		err = -EINVAL;

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include "metaroce.h"
+#include "ah.h"
 #include "proto/sack.h"
 
 #define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
@@ -45,6 +46,11 @@ struct mroce_swqe {
 	struct ib_mr *reg_mr;		/* IB_WR_REG_MR */
 	u32 reg_key;
 	int reg_access;
+	struct {			/* UD and GSI: the datagram's address */
+		struct mroce_av av;
+		u32 remote_qpn;
+		u32 remote_qkey;
+	} ud;
 
 	/* transport progress */
 	u32 first_psn;
@@ -165,6 +171,8 @@ struct mroce_qp {
 	u64 rnr_until_ns;
 	u32 pkts_since_ackreq;
 	u64 newest_acked_ns;		/* latest send time of an acked PSN */
+	u64 srtt_ns;			/* smoothed RTT from echoed stamps, 0: none */
+	u64 rttvar_ns;
 
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
@@ -177,8 +185,13 @@ struct mroce_qp {
 	u64 last_ts;			/* peer's newest timestamp, to echo */
 	u16 last_path;
 	bool ack_due;
-	u8 nak_syndrome;		/* pending NAK, 0 if none */
-	u32 nak_psn;
+	u8 nak_syndrome;		/* NAK being sent, 0 if none */
+	u32 nak_msn;			/* RNR: the blocked receive MSN */
+	bool fatal_pending;		/* a request failed; NAK when in order */
+	u32 fatal_psn;
+	u8 fatal_code;			/* METAROCE_NAK_* */
+	enum ib_wc_status fatal_recv_status;
+	u8 fatal_nak;			/* syndrome tx_work still has to send */
 
 	struct work_struct tx_work;
 	struct timer_list rto_timer;	/* retransmission, per connection */
@@ -211,6 +224,8 @@ void mroce_qp_error(struct mroce_qp *qp);	/* lock held */
 void mroce_qp_complete_send(struct mroce_qp *qp, struct mroce_swqe *wqe,
 			    enum ib_wc_status status);
 void mroce_qp_flush(struct mroce_qp *qp);	/* lock held */
+int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
+		    const struct ib_send_wr *wr);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
@@ -228,6 +243,8 @@ void mroce_rx_qp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 
 /* net.c */
 int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb);
+int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
+		  u16 sport, struct sk_buff *skb);
 struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len);
 
 #endif /* METAROCE_QP_H */

@@ -10,12 +10,18 @@
 #include <linux/udp.h>
 #include "recv.h"
 #include "qp.h"
+#include "ud.h"
 #include "cq.h"
 #include "mr.h"
 #include "proto/psn.h"
 #include "proto/wire.h"
 
-static void mroce_nak(struct mroce_qp *qp, u8 syndrome, u32 psn)
+/*
+ * Send a NAK now. Its ack_psn is the true cumulative point, so it never
+ * acknowledges what was not received; an RNR NAK names the blocked
+ * message by its receive MSN.
+ */
+static void mroce_nak(struct mroce_qp *qp, u8 syndrome, u32 msn)
 {
 	enum mroce_counter c = MROCE_CNT_TX_NAK_FATAL;
 
@@ -25,15 +31,49 @@ static void mroce_nak(struct mroce_qp *qp, u8 syndrome, u32 psn)
 		c = MROCE_CNT_TX_NAK_SEQ;
 	mroce_count(qp->mdev, c, 1);
 	qp->nak_syndrome = syndrome;
-	qp->nak_psn = psn;
+	qp->nak_msn = msn;
 	mroce_send_ack(qp);
 }
 
-/* A fatal error on a request: NAK it and give up the connection. */
-static void mroce_nak_fatal_rx(struct mroce_qp *qp, u8 code, u32 psn)
+/*
+ * The request at PSN psn failed fatally. It is not received; once every
+ * PSN before it is, the connection ends (mroce_rx_check_fatal), so that
+ * the NAK's ack_psn is exactly the failed PSN.
+ */
+static void mroce_rx_fatal(struct mroce_qp *qp, u8 code, u32 psn,
+			   enum ib_wc_status recv_status)
 {
-	mroce_nak(qp, METAROCE_SYN_NAK | code, psn);
+	mroce_sack_clear(&qp->rx, psn);
+	if (qp->fatal_pending && mroce_psn_before(qp->fatal_psn, psn))
+		return;
+	qp->fatal_pending = true;
+	qp->fatal_psn = psn;
+	qp->fatal_code = code;
+	qp->fatal_recv_status = recv_status;
+}
+
+static void mroce_rx_check_fatal(struct mroce_qp *qp)
+{
+	struct ib_wc wc = {};
+
+	if (!qp->fatal_pending || qp->rx.base != qp->fatal_psn)
+		return;
+	qp->fatal_pending = false;
+	if (qp->fatal_recv_status != IB_WC_SUCCESS &&
+	    qp->rq_tail != qp->rq_head) {
+		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_tail++);
+
+		wc.wr_id = rwqe->wr_id;
+		wc.status = qp->fatal_recv_status;
+		wc.opcode = IB_WC_RECV;
+		wc.qp = &qp->ibqp;
+		mroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc, false);
+	}
+	mroce_count(qp->mdev, MROCE_CNT_TX_NAK_FATAL, 1);
+	/* tx_work sends the NAK after the responses still owed. */
+	qp->fatal_nak = METAROCE_SYN_NAK | qp->fatal_code;
 	mroce_qp_error(qp);
+	mroce_tx_kick(qp);
 }
 
 static int mroce_rx_write(struct mroce_qp *qp, const struct mroce_hdr *h,
@@ -158,6 +198,8 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
+	if (h->atomic.va & 7)
+		return -EPROTO;		/* misaligned: invalid request */
 	mr = mroce_mr_lookup(qp->mdev, h->atomic.rkey, true);
 	if (!mr)
 		return -EINVAL;
@@ -267,7 +309,8 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 		if (consumes && qp->rq_tail == qp->rq_head) {
 			/* Forget it: the sender repeats it after the RNR wait. */
 			mroce_sack_clear(&qp->rx, psn);
-			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer, psn);
+			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer,
+				  qp->rq_msn);
 			return;
 		}
 		/* A Write's packets are consecutive: sum them for WRITE_IMM. */
@@ -311,10 +354,13 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	qp->last_ts = h->ts;
 	qp->last_path = h->path_id;
 
+	/* Nothing after a failed request is executed. */
+	if (qp->fatal_pending && mroce_psn_after_eq(psn, qp->fatal_psn))
+		return;
 	r = mroce_sack_set(&qp->rx, psn);
 	if (r < 0) {		/* beyond the window */
 		mroce_nak(qp, METAROCE_SYN_NAK | METAROCE_NAK_PSN_SEQ,
-			  qp->rx.base);
+			  qp->rq_msn);
 		return;
 	}
 	if (r > 0) {
@@ -348,16 +394,29 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	if (err == -ENOBUFS) {
 		/* Not received after all: it must come again. */
 		mroce_sack_clear(&qp->rx, psn);
-		mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer, psn);
+		mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer,
+			  h->send.msn);
 		return;
 	}
 	if (err) {
+		bool send = h->opcode == METAROCE_OP_SEND ||
+			    h->opcode == METAROCE_OP_SEND_IMM ||
+			    h->opcode == METAROCE_OP_SEND_INV;
+
 		ibdev_dbg(&mdev->ibdev, "qp %u: psn %u opcode %u: error %d\n",
 			  qp->ibqp.qp_num, psn, h->opcode, err);
-		mroce_nak_fatal_rx(qp, err == -EACCES || err == -EINVAL ||
-				   err == -ERANGE ? METAROCE_NAK_REM_ACCESS :
-				   err == -EPROTO ? METAROCE_NAK_INV_REQ :
-				   METAROCE_NAK_REM_OP, psn);
+		if (send && err == -ERANGE)	/* longer than the receive WQE */
+			mroce_rx_fatal(qp, METAROCE_NAK_INV_REQ, psn,
+				       IB_WC_LOC_LEN_ERR);
+		else if (send)
+			mroce_rx_fatal(qp, METAROCE_NAK_REM_OP, psn,
+				       IB_WC_LOC_PROT_ERR);
+		else
+			mroce_rx_fatal(qp, err == -EPROTO ?
+				       METAROCE_NAK_INV_REQ :
+				       METAROCE_NAK_REM_ACCESS, psn,
+				       IB_WC_SUCCESS);
+		mroce_rx_check_fatal(qp);
 		return;
 	}
 
@@ -369,6 +428,9 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 		    h->opcode == METAROCE_OP_WRITE_IMM ? len : h->send.total_len;
 
 	mroce_rx_advance(qp);
+	mroce_rx_check_fatal(qp);
+	if (qp->state == IB_QPS_ERR)
+		return;
 	if (h->opcode == METAROCE_OP_READ_REQ ||
 	    h->opcode == METAROCE_OP_CMP_SWAP ||
 	    h->opcode == METAROCE_OP_FETCH_ADD)
@@ -411,10 +473,19 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	spin_lock_bh(&qp->lock);
-	mroce_rx_locked(qp, &hdr, skb->data + sizeof(struct udphdr) + hlen,
-			hdr.payload_len);
-	spin_unlock_bh(&qp->lock);
+	if (mroce_qp_is_ud(qp)) {
+		mroce_ud_rx(qp, &hdr, skb,
+			    skb->data + sizeof(struct udphdr) + hlen,
+			    hdr.payload_len);
+	} else if (mroce_opcode_is_ud(hdr.opcode)) {
+		mroce_count(mdev, MROCE_CNT_RX_DROP_QP_TYPE, 1);
+	} else {
+		spin_lock_bh(&qp->lock);
+		mroce_rx_locked(qp, &hdr,
+				skb->data + sizeof(struct udphdr) + hlen,
+				hdr.payload_len);
+		spin_unlock_bh(&qp->lock);
+	}
 	mroce_qp_put(qp);
 	consume_skb(skb);
 	return;

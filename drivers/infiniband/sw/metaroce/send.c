@@ -29,12 +29,36 @@ static u32 mroce_in_flight(struct mroce_qp *qp)
 	return qp->snd_psn - qp->snd_una;
 }
 
-/* The verbs retransmission timeout: 4.096 us << timeout, at least 10 ms. */
+/*
+ * The retransmission timeout: the verbs one (4.096 us << timeout, within
+ * [10 ms, 10 s]), or srtt + 4 * rttvar if the path is slower than that.
+ */
 static unsigned long mroce_rto(struct mroce_qp *qp)
 {
 	u64 us = qp->timeout ? (4096ULL << qp->timeout) / 1000 : 100000;
 
-	return usecs_to_jiffies(clamp_t(u64, us, 10000, 10000000));
+	us = clamp_t(u64, us, 10000, 10000000);
+	if (qp->srtt_ns)
+		us = max(us, div_u64(qp->srtt_ns + 4 * qp->rttvar_ns, 1000));
+	return usecs_to_jiffies(min_t(u64, us, 10000000));
+}
+
+/* RFC 6298 estimator over the send stamps that ACKs echo. */
+static void mroce_rtt_sample(struct mroce_qp *qp, u64 echo_ts)
+{
+	u64 now = ktime_get_ns(), r, d;
+
+	if (!echo_ts || echo_ts > now)
+		return;
+	r = now - echo_ts;
+	if (!qp->srtt_ns) {
+		qp->srtt_ns = r;
+		qp->rttvar_ns = r / 2;
+		return;
+	}
+	d = r > qp->srtt_ns ? r - qp->srtt_ns : qp->srtt_ns - r;
+	qp->rttvar_ns = qp->rttvar_ns - (qp->rttvar_ns >> 2) + (d >> 2);
+	qp->srtt_ns = qp->srtt_ns - (qp->srtt_ns >> 3) + (r >> 3);
 }
 
 void mroce_tx_start_timer(struct mroce_qp *qp)
@@ -208,15 +232,14 @@ void mroce_send_ack(struct mroce_qp *qp)
 	void *unused;
 
 	h.opcode = METAROCE_OP_ACK;
-	h.ack.ack_psn = qp->nak_syndrome ? qp->nak_psn : qp->rx.base;
+	h.ack.ack_psn = qp->rx.base;
 	h.ack.sack_base = qp->rx.base;
-	if (mroce_psn_before(h.ack.sack_base, h.ack.ack_psn))
-		h.ack.sack_base = h.ack.ack_psn;
 	mroce_sack_to_wire(&qp->rx, h.ack.sack);
 	h.ack.echo_ts = qp->last_ts;
 	h.ack.echo_path = qp->last_path;
 	h.ack.rate_hint = METAROCE_RATE_NONE;
-	h.ack.msn = qp->rq_msn;
+	h.ack.msn = (qp->nak_syndrome & METAROCE_SYN_CLASS_MASK) ==
+		    METAROCE_SYN_RNR ? qp->nak_msn : qp->rq_msn;
 	h.ack.syndrome = qp->nak_syndrome;
 	qp->nak_syndrome = 0;
 	qp->ack_due = false;
@@ -453,6 +476,18 @@ void mroce_tx_work(struct work_struct *work)
 	u32 psn, n;
 
 	spin_lock_bh(&qp->lock);
+	if (qp->state == IB_QPS_ERR) {
+		/* Answer what came before the failure, then say it failed. */
+		while (budget-- && mroce_emit_resp(qp))
+			;
+		if (qp->rdq_tail != qp->rdq_head) {
+			more = true;
+		} else if (qp->fatal_nak) {
+			qp->nak_syndrome = qp->fatal_nak;
+			qp->fatal_nak = 0;
+			mroce_send_ack(qp);
+		}
+	}
 	while (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
 	       qp->state == IB_QPS_RTR) {
 		bool room = mroce_in_flight(qp) < MROCE_TX_WINDOW;
@@ -521,14 +556,21 @@ static void mroce_ack_psn(struct mroce_qp *qp, u32 psn, bool by_resp)
 static void mroce_nak_fatal(struct mroce_qp *qp, u32 psn,
 			    enum ib_wc_status status)
 {
-	if (qp->sq_tail != qp->sq_tx && mroce_psn_in_window(psn, qp->snd_una,
-							    mroce_in_flight(qp))) {
-		/* Earlier WQEs were acknowledged by the same ACK. */
-		mroce_tx_complete(qp);
-		if (qp->sq_tail != qp->sq_head)
-			mroce_qp_complete_send(qp,
-					       mroce_sq_wqe(qp, qp->sq_tail),
-					       status);
+	/*
+	 * Requests before the failed one that were acknowledged complete
+	 * normally; any not acknowledged are flushed; the one holding psn
+	 * gets status, and the error state flushes the rest.
+	 */
+	mroce_tx_complete(qp);
+	while (qp->sq_tail != qp->sq_tx) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_tail);
+		bool hit = wqe->sent && mroce_psn_in_window(psn, wqe->first_psn,
+							    wqe->npkts);
+
+		mroce_qp_complete_send(qp, wqe, hit ? status :
+				       IB_WC_WR_FLUSH_ERR);
+		if (hit)
+			break;
 	}
 	mroce_qp_error(qp);
 }
@@ -545,23 +587,42 @@ static u64 mroce_rnr_ns(u8 code)
 	return (u64)mroce_rnr_us[code & 31] * NSEC_PER_USEC;
 }
 
-static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn)
+/* The in-flight Send or WRITE_IMM with receive MSN msn, or NULL. */
+static struct mroce_swqe *mroce_find_msn(struct mroce_qp *qp, u32 msn)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != qp->sq_tx + (qp->sq_tx != qp->sq_head); i++) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, i);
+
+		if (wqe->sent && wqe->msn == msn &&
+		    wqe->opcode != IB_WR_RDMA_WRITE && !mroce_is_rd(wqe->opcode))
+			return wqe;
+	}
+	return NULL;
+}
+
+static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn, u32 msn)
 {
 	u32 p;
 
 	if ((syn & METAROCE_SYN_CLASS_MASK) == METAROCE_SYN_RNR) {
-		struct mroce_txpkt *t = mroce_txpkt(qp, psn);
+		struct mroce_swqe *wqe = mroce_find_msn(qp, msn);
 
 		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_RNR, 1);
+		if (!wqe)
+			return;		/* stale: that message completed */
 		if (qp->rnr_retry != 7 && ++qp->rnr_retries > qp->rnr_retry) {
-			mroce_nak_fatal(qp, psn, IB_WC_RNR_RETRY_EXC_ERR);
+			mroce_nak_fatal(qp, wqe->first_psn,
+					IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		/* Wait the peer's RNR time, then resend that packet. */
+		/* Wait the peer's RNR time, then resend what it refused. */
 		qp->rnr_until_ns = ktime_get_ns() +
 				   mroce_rnr_ns(syn & METAROCE_SYN_VALUE_MASK);
-		t->acked = false;
-		mroce_mark_lost(qp, t);
+		for (p = wqe->first_psn; p != wqe->first_psn + wqe->sent; p++)
+			if (mroce_psn_after_eq(p, qp->snd_una))
+				mroce_mark_lost(qp, mroce_txpkt(qp, p));
 		mod_timer(&qp->rto_timer, jiffies +
 			  nsecs_to_jiffies(qp->rnr_until_ns - ktime_get_ns()) + 1);
 		return;
@@ -598,6 +659,7 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	if (mroce_psn_after(ack, qp->snd_psn) ||
 	    mroce_psn_before(ack, qp->snd_una - MROCE_TX_WINDOW))
 		return;		/* stale or bogus */
+	mroce_rtt_sample(qp, hdr->ack.echo_ts);
 
 	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
 		mroce_ack_psn(qp, p, false);
@@ -609,8 +671,12 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		    mroce_psn_before(p, qp->snd_psn))
 			mroce_ack_psn(qp, p, false);
 	}
+	/* What the NAK acknowledges counts before the NAK itself. */
+	while (qp->snd_una != qp->snd_psn &&
+	       mroce_txpkt(qp, qp->snd_una)->acked)
+		qp->snd_una++;
 	if (syn != METAROCE_SYN_ACK) {
-		mroce_rx_nak(qp, syn, ack);
+		mroce_rx_nak(qp, syn, ack, hdr->ack.msn);
 		if (qp->state == IB_QPS_ERR)
 			return;
 	}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# VM test of RC error handling: tests/verbs/access_test (built on the host
+# with "make -C tests/verbs") connects two RC QPs of one device to each
+# other through its IPv4 RoCEv2 GID and checks remote access errors (bad
+# rkey, bounds, MR and QP access flags, atomics), RNR, retry exhaustion,
+# flushing after an error and an oversized SEND, on both sides, with
+# canaries around the target MR. Then leak and log checks.
+. "$REPO/tools/vm/guest-lib.sh"
+
+ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+ACCESS_TEST=$REPO/tests/verbs/build/access_test
+
+# run_tap NAME CMD...: run a TAP program, fold its lines into ours.
+run_tap() {
+	local name=$1 rc line
+	shift
+	"$@" >"$OUT/$name.tap" 2>"$OUT/$name.err"
+	rc=$?
+	cat "$OUT/$name.err"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$name: ${line#ok * - }" ;;
+		"not ok "*) fail "$name: ${line#not ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$OUT/$name.tap"
+	[ "$rc" = 0 ] || echo "# $name exited with $rc"
+	[ "$rc" = 0 ]
+}
+
+setup_modules
+check "ib core loads by name" load_ib_core
+check "access_test is built (make -C tests/verbs)" test -x "$ACCESS_TEST"
+
+# One host: self-loopback traffic goes through the namespace's lo.
+ip netns add h1
+ip link add v1 netns h1 type veth peer name v2
+ns h1 ip addr add 10.13.0.1/24 dev v1
+ns h1 ip link set v1 up
+ns h1 ip link set lo up
+ip link set v2 up
+
+dmesg -c >/dev/null
+check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1
+check "mroce1 has the IPv4 GID" wait_for 5 gid_index mroce1 10.13.0.1
+
+# access_test bounds every wait itself; timeout is a backstop.
+check "access_test exits 0" run_tap access_test ns h1 timeout 300 "$ACCESS_TEST" mroce1
+rdma statistic show link mroce1/1 >"$OUT/counters.txt" 2>&1
+cat "$OUT/counters.txt"
+check "no QP left (rdma resource)" sh -c "! rdma resource show qp | grep -q 'mroce1.*type RC'"
+
+check "rdma link delete mroce1" rdma link delete mroce1
+ip netns del h1
+check "rmmod rdma_metaroce" rmmod rdma_metaroce
+
+check "no leaks (kmemleak)" kmemleak_clean
+check "kernel log has no warnings" dmesg_clean
+dmesg >"$OUT/dmesg.txt"
+tap_summary
