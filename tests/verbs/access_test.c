@@ -39,23 +39,7 @@
 #define CANARY		0xc5
 #define LOCAL_LEN	8192
 
-static int n_tests, n_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		n_failed++;
-	fflush(stdout);
-}
+#include "tap.h"
 
 static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 {

@@ -19,23 +19,7 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 
-static int n_tests, n_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		n_failed++;
-	fflush(stdout);
-}
+#include "tap.h"
 
 /* Expect a NULL-returning call to have failed with errno @want. */
 #define check_fails(ptr, want, ...)					\

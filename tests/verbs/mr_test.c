@@ -24,23 +24,7 @@
 		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define MANY	1000
 
-static int n_tests, n_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		n_failed++;
-	fflush(stdout);
-}
+#include "tap.h"
 
 /* A registration that must fail with errno @want (or @want2). */
 static void reg_fails(struct ibv_pd *pd, void *addr, size_t len, int access,

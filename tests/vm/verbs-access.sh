@@ -10,23 +10,6 @@
 ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 ACCESS_TEST=$REPO/tests/verbs/build/access_test
 
-# run_tap NAME CMD...: run a TAP program, fold its lines into ours.
-run_tap() {
-	local name=$1 rc line
-	shift
-	"$@" >"$OUT/$name.tap" 2>"$OUT/$name.err"
-	rc=$?
-	cat "$OUT/$name.err"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "$name: ${line#ok * - }" ;;
-		"not ok "*) fail "$name: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$OUT/$name.tap"
-	[ "$rc" = 0 ] || echo "# $name exited with $rc"
-	[ "$rc" = 0 ]
-}
 
 setup_modules
 check "ib core loads by name" load_ib_core

@@ -85,6 +85,25 @@ gid_index() {
 	return 1
 }
 
+# run_tap NAME CMD...: run a program that prints TAP and fold its lines
+# into ours; succeeds when it exited 0.
+run_tap() {
+	local name=$1 rc line
+	shift
+	"$@" >"$OUT/$name.tap" 2>"$OUT/$name.err"
+	rc=$?
+	cat "$OUT/$name.err"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$name: ${line#ok * - }" ;;
+		"not ok "*) fail "$name: ${line#not ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$OUT/$name.tap"
+	[ "$rc" = 0 ] || echo "# $name exited with $rc"
+	[ "$rc" = 0 ]
+}
+
 kmemleak_enabled() { [ -w /sys/kernel/debug/kmemleak ]; }
 
 # Forget what boot left behind, so a later report is the test's doing.

@@ -572,6 +572,24 @@ out:
 	return err;
 }
 
+/* Append one receive work request to the receive queue. Lock held. */
+int mroce_rq_add(struct mroce_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct mroce_rwqe *rwqe;
+
+	if (wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0)
+		return -EINVAL;
+	if (qp->rq_head - qp->rq_tail >= qp->rq_size)
+		return -ENOMEM;
+	rwqe = mroce_rq_wqe(qp, qp->rq_head);
+	memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
+	rwqe->wr_id = wr->wr_id;
+	rwqe->num_sge = wr->num_sge;
+	memcpy(rwqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+	qp->rq_head++;
+	return 0;
+}
+
 static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
@@ -587,20 +605,11 @@ static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		goto out;
 	}
 	for (; wr; wr = wr->next) {
-		struct mroce_rwqe *rwqe;
-
-		if (qp->rq_head - qp->rq_tail >= qp->rq_size ||
-		    wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0) {
-			err = wr->num_sge > MROCE_QP_MAX_SGE ? -EINVAL : -ENOMEM;
+		err = mroce_rq_add(qp, wr);
+		if (err) {
 			*bad_wr = wr;
 			break;
 		}
-		rwqe = mroce_rq_wqe(qp, qp->rq_head);
-		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
-		rwqe->wr_id = wr->wr_id;
-		rwqe->num_sge = wr->num_sge;
-		memcpy(rwqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-		qp->rq_head++;
 	}
 	if (qp->state == IB_QPS_ERR)
 		mroce_qp_flush(qp);

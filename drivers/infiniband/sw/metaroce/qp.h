@@ -224,6 +224,7 @@ void mroce_qp_error(struct mroce_qp *qp);	/* lock held */
 void mroce_qp_complete_send(struct mroce_qp *qp, struct mroce_swqe *wqe,
 			    enum ib_wc_status status);
 void mroce_qp_flush(struct mroce_qp *qp);	/* lock held */
+int mroce_rq_add(struct mroce_qp *qp, const struct ib_recv_wr *wr);
 int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 		    const struct ib_send_wr *wr);
 

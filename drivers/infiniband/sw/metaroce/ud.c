@@ -130,22 +130,9 @@ int mroce_ud_post_recv(struct mroce_qp *qp, const struct ib_recv_wr *wr,
 		return -EINVAL;
 	}
 	for (; wr; wr = wr->next) {
-		struct mroce_rwqe *rwqe;
-
-		if (wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0) {
-			err = -EINVAL;
+		err = mroce_rq_add(qp, wr);
+		if (err)
 			break;
-		}
-		if (qp->rq_head - qp->rq_tail >= qp->rq_size) {
-			err = -ENOMEM;
-			break;
-		}
-		rwqe = mroce_rq_wqe(qp, qp->rq_head);
-		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
-		rwqe->wr_id = wr->wr_id;
-		rwqe->num_sge = wr->num_sge;
-		memcpy(rwqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-		qp->rq_head++;
 	}
 	if (err)
 		*bad_wr = wr;
