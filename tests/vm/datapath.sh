@@ -52,7 +52,16 @@ pt() {
 	shift 2
 	check "perftest $name" pair "$name" 120 "$tool" -F -x "$g1" "$@" -- 10.11.0.1
 }
+# The tracepoints fire: record the first run.
+T=/sys/kernel/tracing
+echo 1 >$T/events/metaroce/enable
 pt ib_write_bw ib_write_bw -s 65536 -n 200
+echo 0 >$T/events/metaroce/enable
+cp $T/trace "$OUT/trace.txt"
+echo >$T/trace
+for ev in mroce_qp_state mroce_tx mroce_rx mroce_ack; do
+	check "tracepoint $ev recorded" grep -q " $ev: qp " "$OUT/trace.txt"
+done
 pt ib_read_bw ib_read_bw -s 65536 -n 200
 pt ib_send_bw ib_send_bw -s 65536 -n 200
 pt ib_atomic_bw ib_atomic_bw -n 200

@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "cq.h"
 #include "mr.h"
+#include "trace.h"
 #include "ud.h"
 
 struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
@@ -118,6 +119,7 @@ void mroce_qp_error(struct mroce_qp *qp)
 
 	if (qp->state == IB_QPS_ERR)
 		return;
+	trace_mroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 	qp->state = IB_QPS_ERR;
 	mroce_qp_flush(qp);
 	if (qp->ibqp.event_handler) {
@@ -335,6 +337,7 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		if (new == IB_QPS_ERR) {
 			mroce_qp_error(qp);
 		} else {
+			trace_mroce_qp_state(ibqp->qp_num, qp->state, new);
 			qp->state = new;
 			qp->sq_draining = new == IB_QPS_SQD;
 		}

@@ -15,6 +15,7 @@
 #include "mr.h"
 #include "proto/psn.h"
 #include "proto/wire.h"
+#include "trace.h"
 
 /*
  * Send a NAK now. Its ack_psn is the true cumulative point, so it never
@@ -351,6 +352,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 			mroce_rx_resp(qp, h, payload, len);
 		return;
 	}
+	trace_mroce_rx(qp->ibqp.qp_num, psn, h->opcode, h->flags, len);
 	qp->last_ts = h->ts;
 	qp->last_path = h->path_id;
 
@@ -491,6 +493,8 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 	return;
 bad:
 	mroce_count_drop(mdev, why);
+	trace_mroce_rx_drop(dev_name(&mdev->ibdev.dev),
+			    mroce_drop_reason_name(why));
 	ibdev_dbg(&mdev->ibdev, "rx drop: %s\n", mroce_drop_reason_name(why));
 	kfree_skb(skb);
 }

@@ -16,6 +16,7 @@
 #include "mr.h"
 #include "proto/psn.h"
 #include "proto/wire.h"
+#include "trace.h"
 
 #define MROCE_TX_BUDGET		64	/* packets per tx_work run */
 
@@ -163,6 +164,7 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t)
 		}
 	}
 	t->sent_ns = h.ts;
+	trace_mroce_tx(qp->ibqp.qp_num, psn, h.opcode, h.flags, len);
 	mroce_send_pkt(qp, skb);
 	return 0;
 }
@@ -457,6 +459,7 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 			}
 			qp->lost_count--;
 			mroce_count(qp->mdev, MROCE_CNT_TX_RETRANSMITS, 1);
+			trace_mroce_retransmit(qp->ibqp.qp_num, p, t->retx);
 			*psn = p;
 			return true;
 		}
@@ -660,6 +663,8 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	    mroce_psn_before(ack, qp->snd_una - MROCE_TX_WINDOW))
 		return;		/* stale or bogus */
 	mroce_rtt_sample(qp, hdr->ack.echo_ts);
+	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
+			qp->lost_count);
 
 	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
 		mroce_ack_psn(qp, p, false);
@@ -780,6 +785,7 @@ void mroce_rto_fire(struct timer_list *t)
 	if (!mroce_in_flight(qp))
 		goto out;
 	mroce_count(qp->mdev, MROCE_CNT_RTO, 1);
+	trace_mroce_rto(qp->ibqp.qp_num, qp->snd_una, qp->snd_psn, qp->retries);
 	/* Unlike rnr_retry, a retry_cnt of 7 is not infinite. */
 	if (++qp->retries > qp->retry_cnt) {
 		ibdev_dbg(qp->ibqp.device, "qp %u: retries exhausted at psn %u\n",
