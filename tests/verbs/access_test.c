@@ -929,22 +929,6 @@ out:
 
 /* ---- setup ---- */
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_context *c = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
-
 /* The IPv4 RoCEv2 GID. */
 static int find_gid(void)
 {

@@ -31,22 +31,6 @@
 			       (void *)(ptr), _e, strerror(_e), want);	\
 	} while (0)
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 static int empty_poll(struct ibv_cq *cq)
 {
 	struct ibv_wc wc[8];

@@ -46,22 +46,6 @@ static void reg_fails(struct ibv_pd *pd, void *addr, size_t len, int access,
 	}
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 static int keys_distinct(struct ibv_mr **mrs, int n)
 {
 	int i, j;

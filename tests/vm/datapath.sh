@@ -7,7 +7,6 @@
 . "$REPO/tools/vm/guest-lib.sh"
 
 MV=$REPO/tests/tools/build/mroce-verify
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 FIG=$OUT/figures.txt
 : >"$FIG"
 

@@ -5,7 +5,6 @@
 # bounded by timeout. Raw outputs are kept in $OUT/raw.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 MV=$REPO/tests/tools/build/mroce-verify
 SRV=10.12.0.1
 raw=$OUT/raw

@@ -4,7 +4,6 @@
 # counters, bad input, and every teardown path, with leak checks after.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 gids() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null; }
 has_gid() { gids "$1" | grep -qi "$2"; }
 no_gid() { ! has_gid "$1" "$2"; }

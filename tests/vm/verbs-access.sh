@@ -7,7 +7,6 @@
 # canaries around the target MR. Then leak and log checks.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 ACCESS_TEST=$REPO/tests/verbs/build/access_test
 
 
@@ -16,12 +15,7 @@ check "ib core loads by name" load_ib_core
 check "access_test is built (make -C tests/verbs)" test -x "$ACCESS_TEST"
 
 # One host: self-loopback traffic goes through the namespace's lo.
-ip netns add h1
-ip link add v1 netns h1 type veth peer name v2
-ns h1 ip addr add 10.13.0.1/24 dev v1
-ns h1 ip link set v1 up
-ns h1 ip link set lo up
-ip link set v2 up
+one_host h1 10.13.0.1/24
 
 dmesg -c >/dev/null
 check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1

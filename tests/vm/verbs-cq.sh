@@ -5,7 +5,6 @@
 # then leak and kernel log checks.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 dev_gone() { ! [ -e /sys/class/infiniband/"$1" ]; }
 CQ_TEST=$REPO/tests/verbs/build/cq_test
 
@@ -14,12 +13,7 @@ setup_modules
 check "ib core loads by name" load_ib_core
 check "cq_test is built (make -C tests/verbs)" test -x "$CQ_TEST"
 
-ip netns add h1
-ip link add v1 netns h1 type veth peer name v2
-ns h1 ip addr add 10.21.0.1/24 dev v1
-ns h1 ip link set v1 up
-ns h1 ip link set lo up
-ip link set v2 up
+one_host h1 10.21.0.1/24
 
 dmesg -c >/dev/null
 check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1

@@ -6,7 +6,6 @@
 # while holding MRs, device removal and rmmod, then leak and log checks.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
 dev_gone() { ! [ -e /sys/class/infiniband/"$1" ]; }
 MR_TEST=$REPO/tests/verbs/build/mr_test
 
@@ -31,12 +30,7 @@ if check "metaroce_mr_kunit loads" insmod "$KUNIT_KO"; then
 	check "metaroce_mr_kunit unloads" rmmod metaroce_mr_kunit
 fi
 
-ip netns add h1
-ip link add v1 netns h1 type veth peer name v2
-ns h1 ip addr add 10.31.0.1/24 dev v1
-ns h1 ip link set v1 up
-ns h1 ip link set lo up
-ip link set v2 up
+one_host h1 10.31.0.1/24
 
 dmesg -c >/dev/null
 check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1

@@ -20,6 +20,21 @@ check() {
 	if "$@"; then ok "$desc"; else fail "$desc"; fi
 }
 
+# ns NETNS CMD...: run CMD in a network namespace.
+ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+
+# one_host NETNS ADDR/PREFIX: a namespace holding one end (v1) of a veth
+# pair with ADDR, the other end up in init_net, and lo up (traffic between
+# two QPs of one device loops through it).
+one_host() {
+	ip netns add "$1"
+	ip link add v1 netns "$1" type veth peer name v2
+	ns "$1" ip addr add "$2" dev v1
+	ns "$1" ip link set v1 up
+	ns "$1" ip link set lo up
+	ip link set v2 up
+}
+
 # wait_for SECONDS CMD...: poll until CMD succeeds.
 wait_for() {
 	local t=$(($1 * 10))
