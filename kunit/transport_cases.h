@@ -300,6 +300,50 @@ static void test_tp_loss_timer(struct mt *t)
 	MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == 3);
 }
 
+/*
+ * Forgetting a transmission retires it without a loss reaction, and the
+ * path's next timer event follows its outstanding packets and failure.
+ */
+static void test_tp_forget_events(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 5 * TP_MS;
+	u32 cwnd;
+
+	mroce_path_init(&p, 3, TP_MTU);
+	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_outstanding(&p) == 2);
+	MT_CHECK(t, p.tx_pkts == 2 && p.tx_bytes == 2 * TP_MTU);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + MROCE_RTO_INIT_NS);
+	cwnd = p.cc.cwnd;
+	mroce_path_forget(&p, 0, TP_MTU);
+	MT_CHECK(t, mroce_path_seq_done(&p, 0));
+	MT_CHECK(t, p.inflight == TP_MTU && p.losses == 0);
+	MT_CHECK(t, p.cc.cwnd == cwnd && p.cc.decreases == 0);
+	/* Forgetting twice, or what was never sent, changes nothing. */
+	mroce_path_forget(&p, 0, TP_MTU);
+	mroce_path_forget(&p, 9, TP_MTU);
+	MT_CHECK(t, p.inflight == TP_MTU);
+	mroce_path_forget(&p, 1, TP_MTU);
+	MT_CHECK(t, mroce_path_outstanding(&p) == 0 && p.inflight == 0);
+	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
+
+	/* A failed path's next event is its probe, outstanding or not. */
+	while (p.state != MROCE_PATH_FAILED) {
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+		now += mroce_rtt_rto(&p.rtt);
+		MT_CHECK(t, mroce_path_next_event(&p) <= now);
+		(void)mroce_path_on_timeout(&p, now);
+	}
+	MT_CHECK(t, mroce_path_next_event(&p) ==
+		 now + MROCE_PATH_PROBE_INTERVAL_NS);
+	mroce_path_on_probe_sent(&p, now + MROCE_PATH_PROBE_INTERVAL_NS);
+	MT_CHECK(t, mroce_path_next_event(&p) ==
+		 now + 2 * MROCE_PATH_PROBE_INTERVAL_NS);
+}
+
 /* Send one packet on @p and let its RTO expire. */
 static void tp_timeout(struct mroce_path *p, u64 *now)
 {

@@ -31,6 +31,7 @@ MT_CASE(rtt)
 MT_CASE(loss_sack)
 MT_CASE(loss_timer)
 MT_CASE(path_states)
+MT_CASE(forget_events)
 MT_CASE(select)
 MT_CASE(all_silent)
 MT_CASE(ratehint)
@@ -54,6 +55,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(loss_sack_case),
 	KUNIT_CASE(loss_timer_case),
 	KUNIT_CASE(path_states_case),
+	KUNIT_CASE(forget_events_case),
 	KUNIT_CASE(select_case),
 	KUNIT_CASE(all_silent_case),
 	{}

@@ -27,6 +27,13 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_RX_DROP_UD_STATE].name = "rx_drop_ud_state",
 	[MROCE_CNT_RX_DROP_UD_QKEY].name = "rx_drop_ud_qkey",
 	[MROCE_CNT_RX_DROP_UD_NO_RECV].name = "rx_drop_ud_no_recv",
+	[MROCE_CNT_PATH_LOSSES].name = "path_losses",
+	[MROCE_CNT_PATH_RTO].name = "path_rto_events",
+	[MROCE_CNT_PATH_FAILED].name = "path_failed",
+	[MROCE_CNT_PATH_PROBES].name = "path_probes",
+	[MROCE_CNT_PATH_RECOVERED].name = "path_recovered",
+	[MROCE_CNT_ECN_CE_RX].name = "ecn_ce_received",
+	[MROCE_CNT_ECN_ECHOED].name = "ecn_ce_echoed",
 };
 
 /* "rx_drop_<reason>", from the protocol code's reason names. */

@@ -45,9 +45,66 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/* Paths of RC connections created from now on (existing ones keep theirs). */
+static ssize_t num_paths_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mdev->num_paths));
+}
+
+static ssize_t num_paths_store(struct device *device,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+	unsigned int n;
+
+	if (kstrtouint(buf, 0, &n) || n < 1 || n > MROCE_MAX_PATHS) {
+		ibdev_warn(&mdev->ibdev, "num_paths: want 1..%u\n",
+			   MROCE_MAX_PATHS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mdev->num_paths, n);
+	return count;
+}
+static DEVICE_ATTR_RW(num_paths);
+
+/* Inbound capacity the rate hints share out, Mbit/s; 0: no hints. */
+static ssize_t rate_capacity_mbps_show(struct device *device,
+				       struct device_attribute *attr, char *buf)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(mdev->rate_capacity_mbps));
+}
+
+static ssize_t rate_capacity_mbps_store(struct device *device,
+					struct device_attribute *attr,
+					const char *buf, size_t count)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+	u32 mbps;
+
+	if (kstrtou32(buf, 0, &mbps)) {
+		ibdev_warn(&mdev->ibdev, "rate_capacity_mbps: not a number\n");
+		return -EINVAL;
+	}
+	mroce_rate_set_capacity(mdev, mbps);
+	return count;
+}
+static DEVICE_ATTR_RW(rate_capacity_mbps);
+
 static struct attribute *mroce_dev_attributes[] = {
 	&dev_attr_hca_type.attr,
 	&dev_attr_parent.attr,
+	&dev_attr_num_paths.attr,
+	&dev_attr_rate_capacity_mbps.attr,
 	NULL
 };
 
@@ -227,6 +284,7 @@ static void mroce_dealloc_driver(struct ib_device *ibdev)
 	synchronize_rcu();
 	WARN_ON(!xa_empty(&mdev->qp_xa));
 	xa_destroy(&mdev->qp_xa);
+	mroce_rate_free(mdev);
 }
 
 static const struct ib_device_ops mroce_dev_ops = {
@@ -270,6 +328,11 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	ibdev = &mdev->ibdev;
 	mdev->ndev = ndev;
+	mdev->num_paths = clamp_t(unsigned int, mroce_num_paths, 1,
+				  MROCE_MAX_PATHS);
+	err = mroce_rate_init(mdev);
+	if (err)
+		goto err_dealloc;
 	INIT_LIST_HEAD(&mdev->list);
 	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
 	ib_mark_name_assigned_by_user(ibdev);
@@ -336,6 +399,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	return 0;
 
 err_dealloc:
+	mroce_rate_free(mdev);
 	ib_dealloc_device(ibdev);
 	return err;
 }

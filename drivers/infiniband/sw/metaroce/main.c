@@ -20,6 +20,11 @@ unsigned short mroce_udp_port = METAROCE_UDP_PORT_DEFAULT;
 module_param_named(udp_port, mroce_udp_port, ushort, 0444);
 MODULE_PARM_DESC(udp_port, "UDP destination port of MetaRoCE (default 4792)");
 
+unsigned int mroce_num_paths = 8;
+module_param_named(num_paths, mroce_num_paths, uint, 0444);
+MODULE_PARM_DESC(num_paths,
+		 "Paths (UDP source ports) per RC connection of new devices, 1-64 (default 8); per device in sysfs num_paths");
+
 /*
  * mroce_lock protects mroce_devices and the per-namespace sockets. It is
  * taken inside RTNL by the netdev notifier, so nothing may take RTNL while

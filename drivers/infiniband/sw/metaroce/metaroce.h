@@ -45,6 +45,13 @@ enum mroce_counter {
 	MROCE_CNT_RX_DROP_UD_STATE,	/* UD QP not ready to receive */
 	MROCE_CNT_RX_DROP_UD_QKEY,	/* Q_Key mismatch */
 	MROCE_CNT_RX_DROP_UD_NO_RECV,	/* no receive WQE posted */
+	MROCE_CNT_PATH_LOSSES,		/* lost by a path's SACK count */
+	MROCE_CNT_PATH_RTO,		/* path retransmission timeouts */
+	MROCE_CNT_PATH_FAILED,		/* paths that went FAILED */
+	MROCE_CNT_PATH_PROBES,		/* probes of failed paths */
+	MROCE_CNT_PATH_RECOVERED,	/* failed paths back in use */
+	MROCE_CNT_ECN_CE_RX,		/* CE-marked packets received */
+	MROCE_CNT_ECN_ECHOED,		/* CE marks the peer echoed to us */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };
@@ -55,6 +62,10 @@ enum mroce_counter {
  * packets find their device through skb->dev. It is shared and counted
  * because two devices in one namespace must listen on the same port.
  */
+struct mroce_rate;
+
+#define MROCE_MAX_PATHS		64	/* paths one RC connection may use */
+
 struct mroce_udp {
 	struct socket *sock;
 	struct net *net;		/* not held: see net.c */
@@ -80,6 +91,10 @@ struct mroce_dev {
 	/* end of mr.c state */
 
 	atomic_t ah_count;		/* AHs allocated, at most max_ah */
+
+	unsigned int num_paths;		/* of new RC QPs; sysfs num_paths */
+	u32 rate_capacity_mbps;		/* rate.c; 0: no hints */
+	struct mroce_rate *rate;	/* rate.c */
 };
 
 struct mroce_ucontext {
@@ -103,6 +118,7 @@ static inline void mroce_count(struct mroce_dev *mdev, enum mroce_counter c,
 
 /* main.c */
 extern unsigned short mroce_udp_port;
+extern unsigned int mroce_num_paths;
 extern struct mutex mroce_lock;
 extern struct list_head mroce_devices;
 extern struct workqueue_struct *mroce_wq;
@@ -124,6 +140,14 @@ static inline void mroce_count_drop(struct mroce_dev *mdev,
 	if (why > MROCE_DROP_NONE && why < MROCE_DROP_MAX)
 		atomic64_inc(&mdev->counters[MROCE_CNT_RX_DROP_BASE + why - 1]);
 }
+
+/* rate.c */
+int mroce_rate_init(struct mroce_dev *mdev);
+void mroce_rate_free(struct mroce_dev *mdev);
+void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps);
+void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes);
+u32 mroce_rate_hint(struct mroce_dev *mdev, u32 qpn);
+void mroce_rate_leave(struct mroce_dev *mdev, u32 qpn);
 
 /* counters.c */
 void mroce_counters_init(void);

@@ -189,8 +189,8 @@ drop:
 	return -EHOSTUNREACH;
 }
 
-/* Send skb to the QP's peer on its path. Consumes skb. */
-int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
+/* Send skb to the QP's peer from UDP source port sport. Consumes skb. */
+int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb, u16 sport)
 {
 	struct mroce_av av = {
 		.saddr = qp->saddr,
@@ -200,7 +200,7 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb)
 		.hop_limit = qp->hop_limit,
 	};
 
-	return mroce_xmit_av(qp->mdev, &av, qp->sport, skb);
+	return mroce_xmit_av(qp->mdev, &av, sport, skb);
 }
 
 /* Join the namespace's socket, creating it for the first device. */

@@ -192,6 +192,11 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = -ENOMEM;
 		goto err_free;
 	}
+	if (init->qp_type == IB_QPT_RC) {
+		err = mroce_paths_create(qp);
+		if (err)
+			goto err_free;
+	}
 
 	if (init->qp_type == IB_QPT_GSI) {
 		/* QP1 of the (single) port; QPNs below 16 are reserved. */
@@ -214,6 +219,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_free:
+	mroce_paths_destroy(qp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return err;
@@ -333,6 +339,8 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			u32 fl = rdma_calc_flow_label(ibqp->qp_num, qp->dqpn);
 
 			qp->sport = rdma_flow_label_to_udp_sport(fl);
+			if (qp->npaths)
+				mroce_paths_start(qp);
 		}
 		if (new == IB_QPS_ERR) {
 			mroce_qp_error(qp);
@@ -397,19 +405,31 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&mdev->qp_xa, ibqp->qp_num);
 	spin_lock_bh(&qp->lock);
 	qp->state = IB_QPS_RESET;
+	qp->dying = true;	/* nothing re-arms path_timer from now on */
 	spin_unlock_bh(&qp->lock);
-	/* Timer and work reference the QP: stop them before it goes. */
+	/* Timers and work reference the QP: stop them before it goes. */
 	timer_shutdown_sync(&qp->rto_timer);
+	if (qp->npaths)
+		hrtimer_cancel(&qp->path_timer);
 	cancel_work_sync(&qp->tx_work);
+	mroce_rate_leave(mdev, ibqp->qp_num);
 	mroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
 	mroce_cq_discard_qp(to_mcq(ibqp->send_cq), ibqp);
 	if (ibqp->recv_cq != ibqp->send_cq)
 		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
+	mroce_paths_destroy(qp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return 0;
+}
+
+static int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+
+	return qp->npaths ? mroce_paths_fill_res(msg, qp) : 0;
 }
 
 /* Copy a work request into its WQE; validates what the WR alone shows. */
@@ -624,6 +644,7 @@ out:
 const struct ib_device_ops mroce_qp_ops = {
 	.create_qp = mroce_create_qp,
 	.destroy_qp = mroce_destroy_qp,
+	.fill_res_qp_entry = mroce_fill_res_qp_entry,
 	.modify_qp = mroce_modify_qp,
 	.post_recv = mroce_post_recv,
 	.post_send = mroce_post_send,

@@ -14,12 +14,14 @@
 #define METAROCE_QP_H
 
 #include <linux/in6.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include "metaroce.h"
 #include "ah.h"
 #include "proto/sack.h"
+#include "proto/path.h"
 
 #define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
 #define MROCE_QP_MAX_SGE	16
@@ -29,6 +31,7 @@
 #define MROCE_READ_CHUNK	64	/* PSNs one READ_REQ asks for */
 #define MROCE_DUPACK_THRESH	3	/* later SACKs that make a hole lost */
 #define MROCE_ACK_EVERY		8	/* ACKREQ at least every N packets */
+#define MROCE_PATH_NONE		0xff	/* txpkt not outstanding on a path */
 
 /* A send work request as the transport keeps it. */
 struct mroce_swqe {
@@ -85,6 +88,11 @@ struct mroce_txpkt {
 	bool lost;			/* queued for retransmission */
 	bool needs_resp;		/* read/atomic: only a response acks it */
 	u8 retx;
+	u8 path;			/* index of the path it is outstanding
+					 * on, or MROCE_PATH_NONE
+					 */
+	u16 wire_len;			/* UDP payload bytes of that send */
+	u32 pseq;			/* its path sequence number */
 	u32 wqe;			/* send queue index */
 	u32 offset;			/* byte offset in message */
 	u32 len;			/* payload, or READ_RESP payload awaited */
@@ -144,7 +152,18 @@ struct mroce_qp {
 	struct in6_addr daddr;
 	u8 tclass;
 	u8 hop_limit;
-	u16 sport;			/* UDP source port: the path */
+	u16 sport;			/* UDP source port of QP-wide sends */
+
+	/* multipath sender (paths.c): fixed at create from the device */
+	u16 npaths;
+	u16 resp_path;			/* rotation for read responses */
+	struct mroce_path *paths;
+	u16 *path_sport;		/* UDP source port of each path */
+	struct hrtimer path_timer;	/* path RTOs, probes and pacing */
+	bool dying;			/* destroy started: do not arm timers */
+	struct mroce_pacer pacer;
+	u32 rate_hint;			/* from the peer's latest ACK */
+	u64 last_pace_update_ns;
 
 	/* send queue: head posted, tx next to start, tail next to complete */
 	struct mroce_swqe *sq;
@@ -170,7 +189,6 @@ struct mroce_qp {
 	u32 rnr_retries;
 	u64 rnr_until_ns;
 	u32 pkts_since_ackreq;
-	u64 newest_acked_ns;		/* latest send time of an acked PSN */
 	u64 srtt_ns;			/* smoothed RTT from echoed stamps, 0: none */
 	u64 rttvar_ns;
 
@@ -184,6 +202,7 @@ struct mroce_qp {
 	u32 acache_next;
 	u64 last_ts;			/* peer's newest timestamp, to echo */
 	u16 last_path;
+	u16 rx_ce[MROCE_MAX_PATHS];	/* CE marks per peer path since ACK */
 	bool ack_due;
 	u8 nak_syndrome;		/* NAK being sent, 0 if none */
 	u32 nak_msn;			/* RNR: the blocked receive MSN */
@@ -217,6 +236,18 @@ static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)
 	return &qp->tx[psn & (MROCE_TX_WINDOW - 1)];
 }
 
+static inline u32 mroce_in_flight(struct mroce_qp *qp)
+{
+	return qp->snd_psn - qp->snd_una;
+}
+
+static inline bool mroce_is_rd(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ ||
+	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* qp.c */
 struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn);
 void mroce_qp_put(struct mroce_qp *qp);
@@ -235,15 +266,44 @@ void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
 void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 		   const u8 *payload, u32 len);
+void mroce_tx_complete(struct mroce_qp *qp);
+void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t);
+void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
+			enum ib_wc_status status);
+
+/* timers.c */
 void mroce_rto_fire(struct timer_list *t);
 void mroce_tx_start_timer(struct mroce_qp *qp);
+void mroce_qp_rtt_sample(struct mroce_qp *qp, u64 echo_ts);
+void mroce_paths_arm(struct mroce_qp *qp);
+enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer);
+
+/* paths.c */
+int mroce_paths_create(struct mroce_qp *qp);
+void mroce_paths_destroy(struct mroce_qp *qp);
+void mroce_paths_start(struct mroce_qp *qp);
+int mroce_paths_pick(struct mroce_qp *qp, u32 bytes);
+void mroce_paths_sent(struct mroce_qp *qp, struct mroce_txpkt *t, int idx,
+		      u64 now, u32 bytes);
+void mroce_paths_acked(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now,
+		       u16 echo_path, u32 *echo_pkts);
+void mroce_paths_forget(struct mroce_qp *qp, struct mroce_txpkt *t);
+void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
+			u64 now, u32 echo_pkts);
+bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now);
+int mroce_paths_probe_due(struct mroce_qp *qp, u64 now);
+bool mroce_paths_any_up(struct mroce_qp *qp);
+bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);
+u16 mroce_paths_resp_sport(struct mroce_qp *qp);
+u16 mroce_paths_ack_sport(struct mroce_qp *qp, u16 path_id);
+int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp);
 
 /* recv.c */
 void mroce_rx_qp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 		 const u8 *payload, u32 len);
 
 /* net.c */
-int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb);
+int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb, u16 sport);
 int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
 		  u16 sport, struct sk_buff *skb);
 struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len);

@@ -7,7 +7,9 @@
  */
 
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include "recv.h"
 #include "qp.h"
 #include "ud.h"
@@ -235,6 +237,13 @@ static void mroce_rx_dup(struct mroce_qp *qp, const struct mroce_hdr *h)
 	struct mroce_rdreq *rd;
 
 	mroce_count(qp->mdev, MROCE_CNT_RX_DUPLICATES, 1);
+	/* A resent request may be a path probe: its ACK revives the path. */
+	if (h->opcode != METAROCE_OP_READ_REQ &&
+	    h->opcode != METAROCE_OP_CMP_SWAP &&
+	    h->opcode != METAROCE_OP_FETCH_ADD)
+		goto ack;
+	if (h->flags & METAROCE_F_RETX)
+		mroce_send_ack(qp);
 	if (h->opcode == METAROCE_OP_READ_REQ) {
 		/* Reading again is harmless; the checks run again too. */
 		if (mroce_rx_read_req(qp, h) == 0)
@@ -254,6 +263,7 @@ static void mroce_rx_dup(struct mroce_qp *qp, const struct mroce_hdr *h)
 		}
 		return;
 	}
+ack:
 	mroce_send_ack(qp);
 }
 
@@ -336,6 +346,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	struct mroce_dev *mdev = qp->mdev;
 	struct mroce_rxinfo *ri;
 	u32 psn = h->psn;
+	bool ce = false;
 	int err = 0, r;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
@@ -355,6 +366,15 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	trace_mroce_rx(qp->ibqp.qp_num, psn, h->opcode, h->flags, len);
 	qp->last_ts = h->ts;
 	qp->last_path = h->path_id;
+	mroce_rate_rx(mdev, qp->ibqp.qp_num, h->hdr_len + len);
+	if (h->ip_ce && (h->flags & METAROCE_F_ECNCAP)) {
+		/* Echoed at once, in an ACK that names the marked path. */
+		if (h->path_id < MROCE_MAX_PATHS &&
+		    qp->rx_ce[h->path_id] < U16_MAX)
+			qp->rx_ce[h->path_id]++;
+		mroce_count(mdev, MROCE_CNT_ECN_CE_RX, 1);
+		ce = true;
+	}
 
 	/* Nothing after a failed request is executed. */
 	if (qp->fatal_pending && mroce_psn_after_eq(psn, qp->fatal_psn))
@@ -437,7 +457,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	    h->opcode == METAROCE_OP_CMP_SWAP ||
 	    h->opcode == METAROCE_OP_FETCH_ADD)
 		mroce_tx_kick(qp);
-	if ((h->flags & METAROCE_F_ACKREQ) || psn != qp->rx.base - 1) {
+	if ((h->flags & METAROCE_F_ACKREQ) || psn != qp->rx.base - 1 || ce) {
 		if (mroce_sack_count(&qp->rx))
 			mroce_count(mdev, MROCE_CNT_RX_SACK_GAPS, 1);
 		mroce_send_ack(qp);
@@ -468,6 +488,9 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 				skb->len - sizeof(struct udphdr), &why);
 	if (hlen < 0)
 		goto bad;
+	hdr.ip_ce = INET_ECN_is_ce(ip_hdr(skb)->version == 4 ?
+				   ip_hdr(skb)->tos :
+				   ipv6_get_dsfield(ipv6_hdr(skb)));
 
 	qp = mroce_qp_get(mdev, hdr.dqpn);
 	if (!qp) {

@@ -108,6 +108,32 @@ TRACE_EVENT(mroce_rto,
 		  __entry->una, __entry->nxt, __entry->retries)
 );
 
+/* A path of a connection changed state or was probed. */
+TRACE_EVENT(mroce_path,
+	TP_PROTO(u32 qpn, u16 path, u8 state, u32 cwnd, u64 srtt_ns),
+	TP_ARGS(qpn, path, state, cwnd, srtt_ns),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u16, path)
+		__field(u8, state)
+		__field(u32, cwnd)
+		__field(u64, srtt_ns)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->path = path;
+		__entry->state = state;
+		__entry->cwnd = cwnd;
+		__entry->srtt_ns = srtt_ns;
+	),
+	TP_printk("qp %u path %u state %s cwnd %u srtt_ns %llu", __entry->qpn,
+		  __entry->path,
+		  __print_symbolic(__entry->state, { 0, "active" },
+				   { 1, "suspect" }, { 2, "failed" },
+				   { 3, "probing" }),
+		  __entry->cwnd, __entry->srtt_ns)
+);
+
 /* A QP state change, by modify_qp or by an error. */
 TRACE_EVENT(mroce_qp_state,
 	TP_PROTO(u32 qpn, int from, int to),

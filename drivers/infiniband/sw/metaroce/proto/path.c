@@ -149,6 +149,8 @@ u32 mroce_path_on_send(struct mroce_path *p, u64 now, u32 bytes)
 		p->timer_start_ns = now;
 	path_wait(p, now);
 	p->inflight += bytes;
+	p->tx_pkts++;
+	p->tx_bytes += bytes;
 	return p->snd_nxt++;
 }
 
@@ -238,6 +240,12 @@ bool mroce_path_seq_done(const struct mroce_path *p, u32 seq)
 	return !path_seq_outstanding(p, seq);
 }
 
+void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes)
+{
+	if (path_seq_outstanding(p, seq))
+		path_retire(p, seq, bytes);
+}
+
 void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 {
 	if (!path_seq_outstanding(p, seq))
@@ -251,6 +259,15 @@ bool mroce_path_timer_expired(const struct mroce_path *p, u64 now)
 {
 	return path_outstanding(p) &&
 	       now - p->timer_start_ns >= mroce_rtt_rto(&p->rtt);
+}
+
+u64 mroce_path_next_event(const struct mroce_path *p)
+{
+	u64 rto = p->timer_start_ns + mroce_rtt_rto(&p->rtt);
+
+	if (!path_carries_data(p))
+		return p->next_probe_ns;
+	return path_outstanding(p) ? rto : U64_MAX;
 }
 
 u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)

@@ -67,6 +67,8 @@ struct mroce_path {
 	u64 last_probe_ns;
 	u64 next_probe_ns;
 	s64 credit;		/* smooth weighted round-robin state */
+	u64 tx_pkts;		/* packets sent, statistics */
+	u64 tx_bytes;		/* bytes sent, statistics */
 	u32 losses;		/* packets declared lost, statistics */
 	u32 timeouts_total;	/* statistics */
 	u16 id;			/* bhdr.path_id */
@@ -120,10 +122,30 @@ bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq);
 /* Whether @seq is no longer outstanding (acked or declared lost). */
 bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
 
+/*
+ * Stop tracking @seq without judging the path: the caller resends the PSN
+ * for a reason of its own (RNR, a connection-level timeout).
+ */
+void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes);
+
 /* Declare @seq lost (caller retransmits it, on any path). */
 void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
 
 bool mroce_path_timer_expired(const struct mroce_path *p, u64 now);
+
+/* Packets sent on the path and neither acknowledged nor declared lost. */
+static inline u32 mroce_path_outstanding(const struct mroce_path *p)
+{
+	return p->snd_nxt - p->done.base;
+}
+
+/*
+ * When the path next needs its timer: the RTO expiry while packets are
+ * outstanding, the next probe while it is FAILED or PROBING, U64_MAX if
+ * never. One timer per connection serves all its paths by waking at the
+ * earliest of these.
+ */
+u64 mroce_path_next_event(const struct mroce_path *p);
 
 /*
  * The path's RTO expired: every packet outstanding on it is declared lost

@@ -46,6 +46,7 @@ struct mroce_hdr {
 	u32 psn;
 	u64 ts;
 	u32 payload_len;	/* decode: bytes after the header */
+	bool ip_ce;		/* set by the caller: IP ECN was CE */
 	u32 imm;
 	u32 inv_rkey;
 	union {

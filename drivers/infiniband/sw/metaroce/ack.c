@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * MetaRoCE requester side, what comes back: ACKs with their SACK bitmap,
+ * NAKs, and read and atomic responses, which acknowledge the PSNs they
+ * answer. They retire PSNs on their paths, declare holes lost, complete
+ * work requests in order and fail the connection on fatal NAKs. All run
+ * from the receive softirq with qp->lock held.
+ */
+
+#include <linux/ktime.h>
+#include "qp.h"
+#include "mr.h"
+#include "proto/psn.h"
+#include "trace.h"
+
+void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t)
+{
+	mroce_paths_forget(qp, t);
+	if (!t->lost && !t->acked) {
+		t->lost = true;
+		qp->lost_count++;
+	}
+}
+
+/* What one ACK or response reports, for the paths. */
+struct mroce_ackctx {
+	u64 now;
+	u16 echo_path;			/* U16_MAX: none (a response) */
+	u32 echo_pkts;			/* of echo_path, newly acknowledged */
+};
+
+static void mroce_ack_psn(struct mroce_qp *qp, u32 psn, bool by_resp,
+			  struct mroce_ackctx *c)
+{
+	struct mroce_txpkt *t = mroce_txpkt(qp, psn);
+
+	/* Any ACK or response says this transmission left its path. */
+	mroce_paths_acked(qp, t, c->now, c->echo_path, &c->echo_pkts);
+	/* An ACK of a read's PSN says the request arrived, not the data. */
+	if (t->acked || t->needs_resp != by_resp)
+		return;
+	t->acked = true;
+	if (t->lost) {
+		t->lost = false;
+		qp->lost_count--;
+	}
+}
+
+/* The PSN of a NAK belongs to this WQE: fail it and the connection. */
+void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
+			enum ib_wc_status status)
+{
+	/*
+	 * Requests before the failed one that were acknowledged complete
+	 * normally; any not acknowledged are flushed; the one holding psn
+	 * gets status, and the error state flushes the rest.
+	 */
+	mroce_tx_complete(qp);
+	while (qp->sq_tail != qp->sq_tx) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_tail);
+		bool hit = wqe->sent && mroce_psn_in_window(psn, wqe->first_psn,
+							    wqe->npkts);
+
+		mroce_qp_complete_send(qp, wqe, hit ? status :
+				       IB_WC_WR_FLUSH_ERR);
+		if (hit)
+			break;
+	}
+	mroce_qp_error(qp);
+}
+
+/* IBTA RNR timer codes, in microseconds (code 0 is the longest). */
+static const u32 mroce_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static u64 mroce_rnr_ns(u8 code)
+{
+	return (u64)mroce_rnr_us[code & 31] * NSEC_PER_USEC;
+}
+
+/* The in-flight Send or WRITE_IMM with receive MSN msn, or NULL. */
+static struct mroce_swqe *mroce_find_msn(struct mroce_qp *qp, u32 msn)
+{
+	u32 i;
+
+	for (i = qp->sq_tail; i != qp->sq_tx + (qp->sq_tx != qp->sq_head); i++) {
+		struct mroce_swqe *wqe = mroce_sq_wqe(qp, i);
+
+		if (wqe->sent && wqe->msn == msn &&
+		    wqe->opcode != IB_WR_RDMA_WRITE && !mroce_is_rd(wqe->opcode))
+			return wqe;
+	}
+	return NULL;
+}
+
+static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn, u32 msn)
+{
+	u32 p;
+
+	if ((syn & METAROCE_SYN_CLASS_MASK) == METAROCE_SYN_RNR) {
+		struct mroce_swqe *wqe = mroce_find_msn(qp, msn);
+
+		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_RNR, 1);
+		if (!wqe)
+			return;		/* stale: that message completed */
+		if (qp->rnr_retry != 7 && ++qp->rnr_retries > qp->rnr_retry) {
+			mroce_tx_nak_fatal(qp, wqe->first_psn,
+					   IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		/* Wait the peer's RNR time, then resend what it refused. */
+		qp->rnr_until_ns = ktime_get_ns() +
+				   mroce_rnr_ns(syn & METAROCE_SYN_VALUE_MASK);
+		for (p = wqe->first_psn; p != wqe->first_psn + wqe->sent; p++)
+			if (mroce_psn_after_eq(p, qp->snd_una))
+				mroce_tx_mark_lost(qp, mroce_txpkt(qp, p));
+		mod_timer(&qp->rto_timer, jiffies +
+			  nsecs_to_jiffies(qp->rnr_until_ns - ktime_get_ns()) + 1);
+		return;
+	}
+	switch (syn & METAROCE_SYN_VALUE_MASK) {
+	case METAROCE_NAK_PSN_SEQ:
+		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_SEQ, 1);
+		for (p = psn; p != qp->snd_psn; p++)
+			mroce_tx_mark_lost(qp, mroce_txpkt(qp, p));
+		return;
+	case METAROCE_NAK_INV_REQ:
+		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_FATAL, 1);
+		mroce_tx_nak_fatal(qp, psn, IB_WC_REM_INV_REQ_ERR);
+		return;
+	case METAROCE_NAK_REM_ACCESS:
+		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_FATAL, 1);
+		mroce_tx_nak_fatal(qp, psn, IB_WC_REM_ACCESS_ERR);
+		return;
+	default:
+		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_FATAL, 1);
+		mroce_tx_nak_fatal(qp, psn, IB_WC_REM_OP_ERR);
+	}
+}
+
+/*
+ * After PSNs were acknowledged: move snd_una, declare holes lost, retire
+ * finished WQEs and let tx_work resend or send more. Lock held.
+ */
+static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
+{
+	u64 now = ktime_get_ns();
+	u32 p, later = 0;
+
+	while (qp->snd_una != qp->snd_psn &&
+	       mroce_txpkt(qp, qp->snd_una)->acked)
+		qp->snd_una++;
+	if (qp->snd_una != una) {
+		qp->retries = 0;
+		qp->rnr_retries = 0;
+		mroce_tx_start_timer(qp);
+	}
+
+	/*
+	 * A transmission is lost when its path has acknowledged
+	 * MROCE_PATH_DUPTHRESH packets sent after it (section 10.3). The
+	 * PSNs of a Read that no packet of ours carries (a READ_REQ asks
+	 * for many) are lost when as many later PSNs were answered.
+	 */
+	for (p = qp->snd_psn; p != qp->snd_una;) {
+		struct mroce_txpkt *t = mroce_txpkt(qp, --p);
+
+		if (t->acked)
+			later++;
+		else if (t->lost)
+			continue;
+		else if (mroce_paths_lost(qp, t, now))
+			mroce_tx_mark_lost(qp, t);
+		else if (t->path == MROCE_PATH_NONE && t->needs_resp &&
+			 !t->retx && later >= MROCE_DUPACK_THRESH)
+			mroce_tx_mark_lost(qp, t);
+	}
+	mroce_tx_complete(qp);
+	if (qp->lost_count || qp->snd_una != una || qp->sq_tx != qp->sq_head)
+		mroce_tx_kick(qp);
+}
+
+/* Process an ACK or NAK from the peer. Lock held. */
+void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
+{
+	u32 ack = hdr->ack.ack_psn, una = qp->snd_una, p;
+	struct mroce_ackctx c = {
+		.now = ktime_get_ns(),
+		.echo_path = hdr->ack.echo_path,
+	};
+	u8 syn = hdr->ack.syndrome;
+	int i;
+
+	if (mroce_psn_after(ack, qp->snd_psn) ||
+	    mroce_psn_before(ack, qp->snd_una - MROCE_TX_WINDOW))
+		return;		/* stale or bogus */
+	mroce_qp_rtt_sample(qp, hdr->ack.echo_ts);
+	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
+			qp->lost_count);
+
+	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
+		mroce_ack_psn(qp, p, false, &c);
+	for (i = 0; i < METAROCE_SACK_BITS; i++) {
+		if (!(hdr->ack.sack[i / 8] & (1 << (i % 8))))
+			continue;
+		p = hdr->ack.sack_base + i;
+		if (mroce_psn_after_eq(p, qp->snd_una) &&
+		    mroce_psn_before(p, qp->snd_psn))
+			mroce_ack_psn(qp, p, false, &c);
+	}
+	mroce_paths_on_ack(qp, hdr, c.now, c.echo_pkts);
+	/* What the NAK acknowledges counts before the NAK itself. */
+	while (qp->snd_una != qp->snd_psn &&
+	       mroce_txpkt(qp, qp->snd_una)->acked)
+		qp->snd_una++;
+	if (syn != METAROCE_SYN_ACK) {
+		mroce_rx_nak(qp, syn, ack, hdr->ack.msn);
+		if (qp->state == IB_QPS_ERR)
+			return;
+	}
+	mroce_tx_progress(qp, una);
+}
+
+/* A READ_RESP or ATOMIC_ACK: place it, and it acknowledges its PSN. */
+void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
+		   const u8 *payload, u32 len)
+{
+	struct mroce_txpkt *t = mroce_txpkt(qp, h->psn);
+	struct mroce_ackctx c = {
+		.now = ktime_get_ns(),
+		.echo_path = U16_MAX,
+	};
+	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
+	bool is_read;
+	struct mroce_swqe *wqe;
+	u32 una = qp->snd_una;
+	u64 orig;
+	int err;
+
+	if (!mroce_psn_in_window(h->psn, qp->snd_una, mroce_in_flight(qp)) ||
+	    !t->needs_resp || t->acked) {
+		mroce_count(qp->mdev, MROCE_CNT_RX_DUPLICATES, 1);
+		return;
+	}
+	wqe = mroce_sq_wqe(qp, t->wqe);
+	is_read = t->opcode == METAROCE_OP_READ_REQ;
+	if (atomic == is_read ||
+	    (!atomic && len != t->len)) {
+		mroce_count_drop(qp->mdev, MROCE_DROP_BAD_LENGTH);
+		return;
+	}
+	if (atomic) {
+		orig = h->aack.orig;	/* to the local buffer in host order */
+		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, 1, 0,
+				     &orig, sizeof(orig), true);
+	} else {
+		err = len ? mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
+					   wqe->num_sge, t->offset,
+					   (void *)payload, len, true) : 0;
+	}
+	if (err)
+		wqe->status = IB_WC_LOC_PROT_ERR;
+	if (h->psn != una)
+		mroce_count(qp->mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
+	mroce_ack_psn(qp, h->psn, true, &c);
+	mroce_tx_progress(qp, una);
+}
+

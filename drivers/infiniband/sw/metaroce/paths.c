@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The multipath sender of an RC connection: binds the protocol's per-path
+ * state (proto/path.c, proto/cc.c) to the QP's packets, source ports and
+ * timer. Every data packet is sprayed on the path the selector picks and
+ * remembered there by its path sequence number, so loss, RTT and ECN are
+ * judged per path and a bad path only costs its own share.
+ * Its timer is in timers.c. Everything here runs under qp->lock.
+ */
+
+#include <linux/ktime.h>
+#include <rdma/ib_verbs.h>
+#include "qp.h"
+#include "proto/psn.h"
+#include "trace.h"
+
+/* Segment size of the paths' windows: a full packet's UDP payload. */
+static u32 mroce_paths_seg(struct mroce_qp *qp)
+{
+	return qp->mtu + METAROCE_HLEN_WRITE;
+}
+
+/* Once the QP is off the lookup table and its timers are stopped. */
+void mroce_paths_destroy(struct mroce_qp *qp)
+{
+	kfree(qp->paths);
+	kfree(qp->path_sport);
+	qp->paths = NULL;
+	qp->path_sport = NULL;
+	qp->npaths = 0;
+}
+
+int mroce_paths_create(struct mroce_qp *qp)
+{
+	unsigned int n = clamp_t(unsigned int, READ_ONCE(qp->mdev->num_paths),
+				 1, MROCE_MAX_PATHS);
+
+	qp->paths = kcalloc(n, sizeof(*qp->paths), GFP_KERNEL);
+	qp->path_sport = kcalloc(n, sizeof(*qp->path_sport), GFP_KERNEL);
+	if (!qp->paths || !qp->path_sport) {
+		mroce_paths_destroy(qp);
+		return -ENOMEM;
+	}
+	qp->npaths = n;
+	hrtimer_init(&qp->path_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->path_timer.function = mroce_path_timer_fire;
+	return 0;
+}
+
+/*
+ * Fresh path state when the connection starts (RTR). Source ports are
+ * consecutive from the flow-label port of the QPN pair, so they differ
+ * per path and per connection and ECMP hashes them apart.
+ */
+void mroce_paths_start(struct mroce_qp *qp)
+{
+	u32 fl = rdma_calc_flow_label(qp->ibqp.qp_num, qp->dqpn);
+	u16 base = rdma_flow_label_to_udp_sport(fl);
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		mroce_path_init(&qp->paths[i], i, mroce_paths_seg(qp));
+		qp->path_sport[i] = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN |
+				    ((base + i) & 0x3fff);
+	}
+	qp->sport = base;
+	qp->resp_path = 0;
+	memset(qp->rx_ce, 0, sizeof(qp->rx_ce));
+	mroce_pacer_init(&qp->pacer, MROCE_PACE_BURST_BYTES);
+	qp->rate_hint = METAROCE_RATE_NONE;
+}
+
+int mroce_paths_pick(struct mroce_qp *qp, u32 bytes)
+{
+	return mroce_path_select(qp->paths, qp->npaths, bytes);
+}
+
+void mroce_paths_sent(struct mroce_qp *qp, struct mroce_txpkt *t, int idx,
+		      u64 now, u32 bytes)
+{
+	t->path = idx;
+	t->wire_len = bytes;
+	t->pseq = mroce_path_on_send(&qp->paths[idx], now, bytes);
+	mroce_pacer_on_send(&qp->pacer, now, bytes);
+}
+
+/*
+ * The PSN of t was acknowledged (cumulatively, selectively, or by its
+ * response): retire its transmission on its path. Counts in *echo_pkts
+ * the packets of path echo_path retired, for the ECN reaction.
+ */
+void mroce_paths_acked(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now,
+		       u16 echo_path, u32 *echo_pkts)
+{
+	struct mroce_path *p;
+
+	if (t->path == MROCE_PATH_NONE)
+		return;
+	p = &qp->paths[t->path];
+	if (mroce_path_on_acked(p, now, t->pseq, t->wire_len) && echo_pkts &&
+	    t->path == echo_path)
+		(*echo_pkts)++;
+	t->path = MROCE_PATH_NONE;
+}
+
+/* The PSN is resent for a reason that says nothing about its path. */
+void mroce_paths_forget(struct mroce_qp *qp, struct mroce_txpkt *t)
+{
+	if (t->path == MROCE_PATH_NONE)
+		return;
+	mroce_path_forget(&qp->paths[t->path], t->pseq, t->wire_len);
+	t->path = MROCE_PATH_NONE;
+}
+
+/* Whether t's transmission is lost by its path's SACK count. */
+bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now)
+{
+	struct mroce_path *p;
+
+	if (t->path == MROCE_PATH_NONE)
+		return false;
+	p = &qp->paths[t->path];
+	if (!mroce_path_seq_lost(p, t->pseq))
+		return false;
+	mroce_path_on_lost(p, now, t->pseq, t->wire_len);
+	mroce_count(qp->mdev, MROCE_CNT_PATH_LOSSES, 1);
+	t->path = MROCE_PATH_NONE;
+	return true;
+}
+
+/*
+ * Per-path feedback of an ACK: RTT sample, liveness and ECN for the path
+ * it echoes, and the receiver's rate hint for the pacer.
+ */
+void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
+			u64 now, u32 echo_pkts)
+{
+	u16 ep = hdr->ack.echo_path;
+	u32 ce = hdr->ack.ecn_ce;
+	struct mroce_path *p;
+
+	if (hdr->ack.rate_hint != qp->rate_hint) {
+		qp->rate_hint = hdr->ack.rate_hint;
+		mroce_pacer_set_rate(&qp->pacer,
+				     mroce_pace_rate(qp->rate_hint, 0));
+	}
+	if (ep >= qp->npaths)
+		return;		/* not one of ours: no per-path news */
+	p = &qp->paths[ep];
+	if (ce)
+		mroce_count(qp->mdev, MROCE_CNT_ECN_ECHOED, ce);
+	if (mroce_path_on_echo(p, now, hdr->ack.echo_ts, ce, echo_pkts)) {
+		mroce_count(qp->mdev, MROCE_CNT_PATH_RECOVERED, 1);
+		trace_mroce_path(qp->ibqp.qp_num, ep, p->state, p->cc.cwnd,
+				 p->rtt.srtt_ns);
+	}
+}
+
+/* A failed path whose probe is due, or -1. */
+int mroce_paths_probe_due(struct mroce_qp *qp, u64 now)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (mroce_path_probe_due(&qp->paths[i], now))
+			return i;
+	return -1;
+}
+
+/* Whether any path carries data (is not FAILED or PROBING). */
+bool mroce_paths_any_up(struct mroce_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (mroce_path_weight(&qp->paths[i]))
+			return true;
+	return false;
+}
+
+bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now)
+{
+	return mroce_pacer_may_send(&qp->pacer, now);
+}
+
+/* Read responses rotate over the paths we are not avoiding ourselves. */
+u16 mroce_paths_resp_sport(struct mroce_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		u16 k = qp->resp_path++ % qp->npaths;
+
+		if (qp->paths[k].state == MROCE_PATH_ACTIVE)
+			return qp->path_sport[k];
+	}
+	return qp->sport;
+}
+
+/*
+ * An ACK goes back on the source port with the index of the path it
+ * answers, so each path's round trip is one pair of routes and a broken
+ * route fails the path that uses it rather than all ACKs.
+ */
+u16 mroce_paths_ack_sport(struct mroce_qp *qp, u16 path_id)
+{
+	return qp->npaths ? qp->path_sport[path_id % qp->npaths] : qp->sport;
+}
+
+/* "rdma resource show qp -dd": every path's state, for admins and tests. */
+int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
+{
+	static const char * const names[] = {
+		"active", "suspect", "failed", "probing",
+	};
+	char key[16], val[160];
+	unsigned int i;
+
+	if (rdma_nl_put_driver_u32(msg, "npaths", qp->npaths) ||
+	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint))
+		return -EMSGSIZE;
+	for (i = 0; i < qp->npaths; i++) {
+		struct mroce_path p;
+
+		spin_lock_bh(&qp->lock);
+		p = qp->paths[i];
+		spin_unlock_bh(&qp->lock);
+		snprintf(key, sizeof(key), "path%u", i);
+		snprintf(val, sizeof(val),
+			 "%s sport=%u cwnd=%u inflight=%u srtt_us=%llu ecn_frac=%u tx_pkts=%llu tx_bytes=%llu losses=%u timeouts=%u marks=%u",
+			 names[p.state & 3], qp->path_sport[i], p.cc.cwnd,
+			 p.inflight, p.rtt.srtt_ns / 1000, p.cc.ecn_frac,
+			 p.tx_pkts, p.tx_bytes, p.losses, p.timeouts_total,
+			 p.cc.marks);
+		if (rdma_nl_put_driver_string(msg, key, val))
+			return -EMSGSIZE;
+	}
+	return 0;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The receiver's fair-share rate hints of a device (protocol section
+ * 11.3): every connection receiving data here is one sender of the
+ * device's table, and every ACK tells its sender the current share of
+ * the device's configured inbound capacity. With capacity 0 (the
+ * default: an admin sets it to the link rate less headroom) the device
+ * gives no hint and keeps no table.
+ */
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include "metaroce.h"
+#include "proto/ratehint.h"
+
+struct mroce_rate {
+	spinlock_t lock;		/* rh; taken in softirq under qp->lock */
+	struct mroce_rh rh;
+};
+
+int mroce_rate_init(struct mroce_dev *mdev)
+{
+	mdev->rate = kzalloc(sizeof(*mdev->rate), GFP_KERNEL);
+	if (!mdev->rate)
+		return -ENOMEM;
+	spin_lock_init(&mdev->rate->lock);
+	mroce_rh_init(&mdev->rate->rh, 0, ktime_get_ns());
+	return 0;
+}
+
+void mroce_rate_free(struct mroce_dev *mdev)
+{
+	kfree(mdev->rate);
+	mdev->rate = NULL;
+}
+
+void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps)
+{
+	spin_lock_bh(&mdev->rate->lock);
+	mroce_rh_set_capacity(&mdev->rate->rh, mbps);
+	spin_unlock_bh(&mdev->rate->lock);
+	WRITE_ONCE(mdev->rate_capacity_mbps, mbps);
+}
+
+/* A data packet of bytes (UDP payload) arrived for receiving QP qpn. */
+void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
+{
+	struct mroce_rate *r = mdev->rate;
+	u64 now;
+
+	if (!READ_ONCE(mdev->rate_capacity_mbps))
+		return;
+	now = ktime_get_ns();
+	spin_lock(&r->lock);
+	/* A join recomputes the share itself; otherwise once an interval. */
+	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) != 1 &&
+	    now - r->rh.last_update_ns >= MROCE_RH_INTERVAL_NS)
+		mroce_rh_update(&r->rh, now);
+	spin_unlock(&r->lock);
+}
+
+u32 mroce_rate_hint(struct mroce_dev *mdev, u32 qpn)
+{
+	struct mroce_rate *r = mdev->rate;
+	u32 hint;
+
+	if (!READ_ONCE(mdev->rate_capacity_mbps))
+		return METAROCE_RATE_NONE;
+	spin_lock(&r->lock);
+	hint = mroce_rh_hint(&r->rh, qpn);
+	spin_unlock(&r->lock);
+	return hint;
+}
+
+/* The receiving QP is gone: its share goes to the others at once. */
+void mroce_rate_leave(struct mroce_dev *mdev, u32 qpn)
+{
+	spin_lock_bh(&mdev->rate->lock);
+	mroce_rh_leave(&mdev->rate->rh, qpn);
+	spin_unlock_bh(&mdev->rate->lock);
+}

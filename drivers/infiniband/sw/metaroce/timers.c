@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The timers of an RC connection. Both are per QP, never per packet, run
+ * in softirq context and are stopped by destroy_qp before the QP goes.
+ *
+ * rto_timer (timer_list): the connection's retransmission timer. Runs
+ *   while PSNs are outstanding and fires when no PSN was acknowledged for
+ *   one verbs timeout (or when an RNR wait ends). Its expiries count
+ *   against retry_cnt: this is what fails a connection whose every path
+ *   is dead.
+ * path_timer (hrtimer, soft): fires at the earliest of the paths' own
+ *   retransmission timeouts (protocol section 10.4), the next probe of a
+ *   failed path while data is outstanding (10.5), and the pacer's next
+ *   send time while it holds packets back (11.2).
+ */
+
+#include <linux/ktime.h>
+#include "qp.h"
+#include "proto/psn.h"
+#include "trace.h"
+
+/* The soonest path_timer wakes after being armed. */
+#define MROCE_TIMER_MIN_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * The retransmission timeout: the verbs one (4.096 us << timeout, within
+ * [10 ms, 10 s]), or srtt + 4 * rttvar if the path is slower than that.
+ */
+static unsigned long mroce_rto(struct mroce_qp *qp)
+{
+	u64 us = qp->timeout ? (4096ULL << qp->timeout) / 1000 : 100000;
+
+	us = clamp_t(u64, us, 10000, 10000000);
+	if (qp->srtt_ns)
+		us = max(us, div_u64(qp->srtt_ns + 4 * qp->rttvar_ns, 1000));
+	return usecs_to_jiffies(min_t(u64, us, 10000000));
+}
+
+/* RFC 6298 estimator over the send stamps that ACKs echo. */
+void mroce_qp_rtt_sample(struct mroce_qp *qp, u64 echo_ts)
+{
+	u64 now = ktime_get_ns(), r, d;
+
+	if (!echo_ts || echo_ts > now)
+		return;
+	r = now - echo_ts;
+	if (!qp->srtt_ns) {
+		qp->srtt_ns = r;
+		qp->rttvar_ns = r / 2;
+		return;
+	}
+	d = r > qp->srtt_ns ? r - qp->srtt_ns : qp->srtt_ns - r;
+	qp->rttvar_ns = qp->rttvar_ns - (qp->rttvar_ns >> 2) + (d >> 2);
+	qp->srtt_ns = qp->srtt_ns - (qp->srtt_ns >> 3) + (r >> 3);
+}
+
+void mroce_tx_start_timer(struct mroce_qp *qp)
+{
+	if (mroce_in_flight(qp))
+		mod_timer(&qp->rto_timer, jiffies + mroce_rto(qp));
+	else
+		del_timer(&qp->rto_timer);
+}
+
+/* The per-connection retransmission timer: no progress for one RTO. */
+void mroce_rto_fire(struct timer_list *t)
+{
+	struct mroce_qp *qp = from_timer(qp, t, rto_timer);
+	u32 p;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	if (qp->rnr_until_ns) {
+		/* An RNR wait ended: resend what the peer had no room for. */
+		qp->rnr_until_ns = 0;
+		mroce_tx_start_timer(qp);
+		mroce_tx_kick(qp);
+		goto out;
+	}
+	if (!mroce_in_flight(qp))
+		goto out;
+	mroce_count(qp->mdev, MROCE_CNT_RTO, 1);
+	trace_mroce_rto(qp->ibqp.qp_num, qp->snd_una, qp->snd_psn, qp->retries);
+	/* Unlike rnr_retry, a retry_cnt of 7 is not infinite. */
+	if (++qp->retries > qp->retry_cnt) {
+		ibdev_dbg(qp->ibqp.device, "qp %u: retries exhausted at psn %u\n",
+			  qp->ibqp.qp_num, qp->snd_una);
+		mroce_tx_nak_fatal(qp, qp->snd_una, IB_WC_RETRY_EXC_ERR);
+		goto out;
+	}
+	for (p = qp->snd_una; p != qp->snd_psn; p++)
+		mroce_tx_mark_lost(qp, mroce_txpkt(qp, p));
+	mod_timer(&qp->rto_timer, jiffies + mroce_rto(qp));
+	mroce_tx_kick(qp);
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/* (Re)arm path_timer for the earliest event any path or the pacer has. */
+void mroce_paths_arm(struct mroce_qp *qp)
+{
+	u64 when = U64_MAX, now = ktime_get_ns();
+	bool busy = qp->snd_una != qp->snd_psn || qp->sq_tx != qp->sq_head;
+	unsigned int i;
+
+	if (qp->dying || !qp->npaths)
+		return;
+	for (i = 0; i < qp->npaths; i++) {
+		const struct mroce_path *p = &qp->paths[i];
+
+		/* Probes wait for data to probe with: mroce_tx_probe(). */
+		if (busy || mroce_path_outstanding(p))
+			when = min(when, mroce_path_next_event(p));
+	}
+	if (!mroce_pacer_may_send(&qp->pacer, now) &&
+	    (qp->lost_count || qp->sq_tx != qp->sq_head))
+		when = min(when, mroce_pacer_next(&qp->pacer));
+	if (when == U64_MAX)
+		return;
+	/*
+	 * An event already due (a probe) is tx_work's to act on; waking
+	 * again at once would only spin this softirq.
+	 */
+	when = max(when, now + MROCE_TIMER_MIN_NS);
+	if (hrtimer_is_queued(&qp->path_timer) &&
+	    ktime_to_ns(hrtimer_get_expires(&qp->path_timer)) <= when)
+		return;
+	hrtimer_start(&qp->path_timer, ns_to_ktime(when),
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Declare lost every PSN path i still had outstanding: its RTO expired. */
+static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now)
+{
+	struct mroce_path *p = &qp->paths[i];
+	u8 before = p->state;
+	u32 psn;
+
+	mroce_path_on_timeout(p, now);
+	mroce_count(qp->mdev, MROCE_CNT_PATH_RTO, 1);
+	for (psn = qp->snd_una; psn != qp->snd_psn; psn++) {
+		struct mroce_txpkt *t = mroce_txpkt(qp, psn);
+
+		if (t->path != i)
+			continue;
+		t->path = MROCE_PATH_NONE;
+		mroce_tx_mark_lost(qp, t);
+	}
+	if (p->state != before) {
+		if (p->state == MROCE_PATH_FAILED)
+			mroce_count(qp->mdev, MROCE_CNT_PATH_FAILED, 1);
+		trace_mroce_path(qp->ibqp.qp_num, i, p->state, p->cc.cwnd,
+				 p->rtt.srtt_ns);
+	}
+}
+
+enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
+{
+	struct mroce_qp *qp = container_of(timer, struct mroce_qp, path_timer);
+	bool kick = false;
+	unsigned int i;
+	u64 now;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->dying || (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
+		goto out;
+	now = ktime_get_ns();
+	for (i = 0; i < qp->npaths; i++) {
+		if (mroce_path_timer_expired(&qp->paths[i], now)) {
+			mroce_path_timeout(qp, i, now);
+			kick = true;
+		}
+	}
+	if (mroce_paths_probe_due(qp, now) >= 0 || qp->lost_count ||
+	    (mroce_pacer_may_send(&qp->pacer, now) && qp->sq_tx != qp->sq_head))
+		kick = true;
+	if (kick)
+		mroce_tx_kick(qp);
+	mroce_paths_arm(qp);
+out:
+	spin_unlock_bh(&qp->lock);
+	return HRTIMER_NORESTART;
+}
+
