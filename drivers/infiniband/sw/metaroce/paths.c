@@ -10,9 +10,17 @@
 
 #include <linux/ktime.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 #include "qp.h"
 #include "proto/psn.h"
 #include "trace.h"
+
+/*
+ * Pacer bucket depth. Smaller than the spec's 64 KiB: a vCPU or softirq
+ * that stalls for milliseconds would otherwise release the whole bucket
+ * at once into a bottleneck the hints are meant to keep empty.
+ */
+#define MROCE_PACE_BURST_LINUX	(16 * 1024)
 
 /* Segment size of the paths' windows: a full packet's UDP payload. */
 static u32 mroce_paths_seg(struct mroce_qp *qp)
@@ -66,7 +74,7 @@ void mroce_paths_start(struct mroce_qp *qp)
 	qp->sport = base;
 	qp->resp_path = 0;
 	memset(qp->rx_ce, 0, sizeof(qp->rx_ce));
-	mroce_pacer_init(&qp->pacer, MROCE_PACE_BURST_BYTES);
+	mroce_pacer_init(&qp->pacer, MROCE_PACE_BURST_LINUX);
 	qp->rate_hint = METAROCE_RATE_NONE;
 }
 
@@ -213,12 +221,16 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	static const char * const names[] = {
 		"active", "suspect", "failed", "probing",
 	};
+	struct nlattr *table;
 	char key[16], val[160];
 	unsigned int i;
 
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "npaths", qp->npaths) ||
 	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint))
-		return -EMSGSIZE;
+		goto err;
 	for (i = 0; i < qp->npaths; i++) {
 		struct mroce_path p;
 
@@ -233,7 +245,11 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 			 p.tx_pkts, p.tx_bytes, p.losses, p.timeouts_total,
 			 p.cc.marks);
 		if (rdma_nl_put_driver_string(msg, key, val))
-			return -EMSGSIZE;
+			goto err;
 	}
+	nla_nest_end(msg, table);
 	return 0;
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }

@@ -1,0 +1,270 @@
+#!/bin/bash
+# The MetaRoCE transport over a leaf/spine fabric of namespaces (one VM):
+# spraying over planes, goodput scaling with planes, loss, ECN on one
+# plane, plane failure and restore, and incast with rate hints. Goodput is
+# application bytes over the time the receiver's link carried them
+# (perftest's own figures are 0.00 under TCG); every figure goes to
+# $OUT/figures.txt.
+. "$REPO/tools/vm/guest-lib.sh"
+. "$REPO/tools/fabric/lib.sh"
+
+MV=$REPO/tests/tools/build/mroce-verify
+FIG=$OUT/figures.txt
+: >"$FIG"
+RATE=${MP_RATE:-8}		# Mbit/s of each shaped plane
+SIZE=65536
+PATHS=${MP_PATHS:-16}		# paths per connection
+
+fig() { echo "$*" | tee -a "$FIG"; }
+
+setup_modules
+check "ib core loads" load_ib_core
+
+# fabric HOSTS PLANES ARGS...: a fresh fabric, mroceI bound in hI.
+fabric() {
+	local hosts=$1 planes=$2 i
+	shift 2
+	fabric_down >/dev/null 2>&1
+	fabric_up --hosts "$hosts" --planes "$planes" "$@" >>"$OUT/fabric.log" 2>&1 ||
+		return 1
+	for i in $(seq 1 "$hosts"); do
+		ns "h$i" ip link set lo up
+		ns "h$i" rdma link add "mroce$i" type metaroce netdev eth0 || return 1
+	done
+	for i in $(seq 1 "$hosts"); do
+		echo "$PATHS" >"/sys/class/infiniband/mroce$i/num_paths" || return 1
+		wait_for 10 gid_index "mroce$i" "$(fabric_addr "h$i")" >/dev/null ||
+			return 1
+	done
+}
+
+# write_bw NAME SRC DST N [PORT]: ib_write_bw of N x 64 KiB from SRC to DST
+# while sampling DST's link; prints goodput in Mbit/s: application bytes
+# over the time from the link's first busy sample to the client's exit.
+# With QP_SNAP set, SRC's QPs and their paths are saved every second to
+# $OUT/NAME.qp while they exist.
+write_bw() {
+	local name=$1 src=$2 dst=$3 n=$4 port=${5:-18515} g s rc rs sampler snap=
+	g=$(gid_index "mroce${dst#h}" "$(fabric_addr "$dst")")
+	ns "$dst" timeout 300 ib_write_bw -F -d "mroce${dst#h}" -x "$g" -p "$port" \
+		-s $SIZE -n "$n" >"$OUT/$name.srv" 2>&1 &
+	s=$!
+	sample_link "$dst" >"$OUT/$name.samples" &
+	sampler=$!
+	if [ -n "$QP_SNAP" ]; then
+		snap_qps "mroce${src#h}" "$OUT/$name.qp" &
+		snap=$!
+	fi
+	sleep 1
+	ns "$src" timeout 300 ib_write_bw -F -d "mroce${src#h}" -x "$g" -p "$port" \
+		-s $SIZE -n "$n" "$(fabric_addr "$dst")" >"$OUT/$name.cli" 2>&1
+	rc=$?
+	echo "end $EPOCHREALTIME" >>"$OUT/$name.samples"
+	wait $s
+	rs=$?
+	kill $sampler $snap 2>/dev/null
+	wait $sampler $snap 2>/dev/null
+	[ $rc = 0 ] && [ $rs = 0 ] || { fig "$name: ib_write_bw failed ($rc/$rs)"; return 1; }
+	goodput "$OUT/$name.samples" $((n * SIZE))
+}
+
+# sample_link hI: "seconds bytes" of the fabric's port towards host I every
+# 0.1 s, from one shell in the leaf's namespace (no process per sample).
+sample_link() {
+	ip netns exec "l${1#h}" bash -c '
+		exec 3<> <(:)
+		while read -r b </sys/class/net/host/statistics/tx_bytes; do
+			echo "$EPOCHREALTIME $b"
+			read -r -t 0.1 -u 3 || :
+		done'
+}
+
+# snap_qps DEV FILE: DEV's QPs with their per-path state, every second.
+snap_qps() {
+	while sleep 1; do
+		rdma -dd resource show qp link "$1/1" >"$2.tmp" 2>&1
+		grep -q 'sport=' "$2.tmp" && mv "$2.tmp" "$2"
+	done
+}
+
+# goodput SAMPLES BYTES: BYTES*8 over the time from the last sample before
+# the link moved more than a trickle (ACKs only) to the "end" line.
+goodput() {
+	awk -v bytes="$2" '
+	$1 == "end" { t1 = $2; next }
+	NR == 1 { b0 = $2 }
+	!t0 && $2 - b0 > 20000 { t0 = pt }
+	{ pt = $1 }
+	END {
+		if (!t0 || t1 <= t0) { print "0"; exit 1 }
+		printf "%.1f\n", bytes * 8 / (t1 - t0) / 1e6
+	}' "$1"
+}
+
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# path_table FILE: "sport marks cwnd" of every path in an "rdma -dd
+# resource show qp" dump (our driver's per-path attributes).
+path_table() {
+	tr ' ' '\n' <"$1" | awk -F= '
+		$1 == "sport" { sp = $2 } $1 == "cwnd" { cw = $2 }
+		$1 == "marks" { print sp, $2, cw }'
+}
+
+# ecn_only_marked_plane FILE PLANE: the paths routed through PLANE (by
+# the fabric's hash) got marks and have a smaller mean window than the
+# others, which got no marks at all.
+ecn_only_marked_plane() {
+	local sport marks cwnd plane on=0 off=0 cw_on=0 cw_off=0 bad=0
+	while read -r sport marks cwnd; do
+		plane=$(fabric_path h2 h1 "$sport" 4792)
+		echo "path sport $sport plane $plane marks $marks cwnd $cwnd" >>"$FIG"
+		if [ "$plane" = "$2" ]; then
+			on=$((on + 1)) cw_on=$((cw_on + cwnd))
+			[ "$marks" -gt 0 ] || bad=1
+		else
+			off=$((off + 1)) cw_off=$((cw_off + cwnd))
+			[ "$marks" = 0 ] || bad=1
+		fi
+	done < <(path_table "$1")
+	[ $on -gt 0 ] && [ $off -gt 0 ] && [ $bad = 0 ] &&
+		[ $((cw_on / on)) -lt $((cw_off / off)) ]
+}
+
+# --- spraying and aggregation: N planes of RATE Mbit/s each -------------
+declare -A gp
+for n in 1 2 4; do
+	check "fabric up: 2 hosts, $n planes of $RATE Mbit/s" \
+		fabric 2 "$n" --rate "${RATE}mbit"
+	s0=$(fabric_stats)
+	gp[$n]=$(QP_SNAP=$([ "$n" = 4 ] && echo 1) write_bw "agg$n" h2 h1 $((60 * n))) || gp[$n]=0
+	s1=$(fabric_stats)
+	fig "planes $n: goodput ${gp[$n]} Mbit/s ($(awk -v g="${gp[$n]}" -v n="$n" -v r="$RATE" 'BEGIN { printf "%.2f", g / (n * r) }') of the plane rates)"
+	if [ "$n" = 4 ]; then
+		bytes=()
+		for p in 0 1 2 3; do
+			bytes+=("$(fabric_stat_delta <(echo "$s0") <(echo "$s1") "plane $p" tx_bytes)")
+		done
+		fig "4 planes: bytes per plane ${bytes[*]}"
+		check "spraying: one QP's traffic crosses all 4 planes within 25%" \
+			awk -v l="${bytes[*]}" 'BEGIN { n = split(l, b, " "); for (i = 1; i <= n; i++) s += b[i]; m = s / n
+				for (i = 1; i <= n; i++) if (b[i] < 0.75 * m || b[i] > 1.25 * m) exit 1 }'
+		check "every path of the QP carried packets" \
+			sh -c "! grep -o 'tx_pkts=[0-9]*' '$OUT/agg4.qp' | grep -qx 'tx_pkts=0' && grep -q tx_pkts '$OUT/agg4.qp'"
+	fi
+done
+check "aggregation: 2 planes give >= 1.6x one plane" ge "${gp[2]}" "$(echo "${gp[1]} * 1.6" | bc)"
+check "aggregation: 4 planes give >= 3x one plane" ge "${gp[4]}" "$(echo "${gp[1]} * 3" | bc)"
+
+# --- loss on every plane -------------------------------------------------
+check "fabric up: 4 planes, 1% loss each" \
+	fabric 2 4 --rate "${RATE}mbit" --loss 1%
+g1=$(write_bw loss1 h2 h1 240) || g1=0
+fig "1% loss: goodput $g1 Mbit/s, lossless ${gp[4]}"
+check "1% loss: goodput >= 80% of lossless" ge "$g1" "$(echo "${gp[4]} * 0.8" | bc)"
+mverify() {
+	local name=$1 rc rs
+	ns h1 timeout 300 "$MV" -s -m tcp -d mroce1 -S 1M -w 60 >"$OUT/$name.srv" 2>&1 &
+	sleep 1
+	ns h2 timeout 300 "$MV" -c "$(fabric_addr h1)" -m tcp -d mroce2 -S 1M -w 60 \
+		>"$OUT/$name.cli" 2>&1
+	rc=$?
+	wait $!
+	rs=$?
+	grep '^ok\|^not ok' "$OUT/$name.cli" | sed "s/^/$name: /" >>"$FIG"
+	[ $rc = 0 ] && [ $rs = 0 ] && grep -q '^ok 1 .* 0 corrupt, 0 errors' "$OUT/$name.cli"
+}
+check "mroce-verify at 1% loss on every plane: 0 corrupt" mverify mv-loss1
+for p in 0 1 2 3; do fabric_plane_set "$p" --loss 10%; done
+g10=$(write_bw loss10 h2 h1 60) || g10=0
+fig "10% loss: goodput $g10 Mbit/s"
+check "ib_write_bw completes at 10% loss on every plane" ge "$g10" 0.1
+check "mroce-verify at 10% loss on every plane: 0 corrupt" mverify mv-loss10
+check "path losses were detected and repaired" counter_ge mroce2 path_losses 10
+
+# --- ECN on one plane -----------------------------------------------------
+check "fabric up: 4 planes, plane 2 marks ECN at half rate" \
+	fabric 2 4 --rate "${RATE}mbit"
+fabric_plane_set 2 --rate "$((RATE / 2))mbit" --ecn red
+ce0=$(counter mroce1 ecn_ce_received)
+ge_=$(QP_SNAP=1 write_bw ecn h2 h1 200) || ge_=0
+fig "ECN on plane 2: goodput $ge_ Mbit/s"
+check "CE marks reached the receiver and were echoed" counter_ge mroce2 ecn_ce_echoed 1
+check "only paths through the marked plane see marks; theirs shrank" \
+	ecn_only_marked_plane "$OUT/ecn.qp" 2
+check "total goodput stays up (>= 60% of lossless 4 planes)" \
+	ge "$ge_" "$(echo "${gp[4]} * 0.6" | bc)"
+
+# --- plane failure and restore -------------------------------------------
+# Plane 1 drops everything (routes stay) for 6 s in the middle of a
+# transfer, then comes back. The connection must not notice beyond the
+# lost capacity: its dead paths lose their windows and weight, the
+# transfer completes, and after the restore plane 1 carries traffic again.
+check "fabric up: 4 planes for failover" fabric 2 4 --rate "${RATE}mbit"
+plane_tx() { fabric_stats | awk '$1 == "plane" && NF > 3 && $3 == "tx_bytes" { printf "%s ", $4 }'; }
+(
+	sleep 5
+	plane_tx >"$OUT/fo.0"; date +%s.%N >>"$OUT/fo.t"
+	fabric_plane_fail 1
+	sleep 3
+	plane_tx >"$OUT/fo.1"; date +%s.%N >>"$OUT/fo.t"
+	sleep 3
+	plane_tx >"$OUT/fo.2"; date +%s.%N >>"$OUT/fo.t"
+	fabric_plane_restore 1
+	sleep 4
+	plane_tx >"$OUT/fo.3"; date +%s.%N >>"$OUT/fo.t"
+) &
+fail_job=$!
+gf=$(write_bw failover h2 h1 700) || gf=0
+wait $fail_job
+fig "plane 1 failed for 6 s mid-transfer: transfer goodput $gf Mbit/s"
+# Per-plane bytes in each phase: before (0-1 is the first 3 s of failure,
+# 1-2 the last 3 s, 2-3 the 4 s after restore).
+phase() { paste -d' ' <(tr ' ' '\n' <"$OUT/fo.$1") <(tr ' ' '\n' <"$OUT/fo.$2") |
+	awk 'NF == 2 { printf "%d ", $2 - $1 }'; }
+late=$(phase 1 2)
+after=$(phase 2 3)
+fig "bytes per plane, late failure: $late; after restore: $after"
+check "transfer survives a failed plane (no QP error)" ge "$gf" 0.1
+check "during the failure the other planes carry the traffic" \
+	awk -v l="$late" 'BEGIN { split(l, b, " "); exit !(b[1] > 100000 && b[3] > 100000 && b[4] > 100000) }'
+check "restored plane back in use (>= 10% of the others' mean)" \
+	awk -v l="$after" 'BEGIN { split(l, b, " "); m = (b[1] + b[3] + b[4]) / 3; exit !(b[2] >= 0.1 * m && m > 0) }'
+fig "path counters: failed $(counter mroce2 path_failed) recovered $(counter mroce2 path_recovered) rto $(counter mroce2 path_rto_events) probes $(counter mroce2 path_probes)"
+
+# --- incast: 4 senders, one receiver behind a marking bottleneck ---------
+BOTTLE=${MP_BOTTLENECK:-16}
+check "fabric up: 5 hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
+	fabric 5 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
+# The hint counts UDP payload; leave room for headers and TCG's jitter.
+echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
+check "rate_capacity_mbps is set" grep -qx $((BOTTLE * 8 / 10)) \
+	/sys/class/infiniband/mroce1/rate_capacity_mbps
+pids=()
+for i in 2 3 4 5; do
+	write_bw "incast$i" "h$i" h1 150 $((18515 + i)) >"$OUT/incast$i.gp" &
+	pids+=($!)
+done
+sleep 8
+snap() { for i in 2 3 4 5; do ip netns exec "l$i" cat /sys/class/net/host/statistics/rx_bytes; done; }
+a=($(snap)); m0=$(counter mroce1 ecn_ce_received); p0=$(counter mroce1 rx_packets)
+t0=$(date +%s.%N)
+sleep 4
+b=($(snap)); m1=$(counter mroce1 ecn_ce_received); p1=$(counter mroce1 rx_packets)
+t1=$(date +%s.%N)
+ok_all=1
+for p in "${pids[@]}"; do wait "$p" || ok_all=0; done
+rates=""
+for k in 0 1 2 3; do
+	rates="$rates $(awk -v d=$((b[k] - a[k])) -v t="$(echo "$t1 - $t0" | bc)" 'BEGIN { printf "%.2f", d * 8 / t / 1e6 }')"
+done
+jain=$(echo "$rates" | awk '{ for (i = 1; i <= NF; i++) { s += $i; q += $i * $i } printf "%.3f", s * s / (NF * q) }')
+fig "incast: sender rates (Mbit/s)$rates, Jain $jain, CE marks $((m1 - m0)) of $((p1 - p0)) packets in the window"
+check "incast: all 4 transfers complete" test $ok_all = 1
+check "incast: fair shares (Jain's index >= 0.9)" ge "$jain" 0.9
+check "incast: marks stopped once hints applied (< 1% of packets)" \
+	test $((100 * (m1 - m0))) -lt $((p1 - p0))
+
+fabric_down >/dev/null 2>&1
+check "rmmod" rmmod rdma_metaroce
+check "dmesg clean" dmesg_clean
