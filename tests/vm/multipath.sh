@@ -201,7 +201,13 @@ check "total goodput stays up (>= 60% of lossless 4 planes)" \
 # lost capacity: its dead paths lose their windows and weight, the
 # transfer completes, and after the restore plane 1 carries traffic again.
 check "fabric up: 4 planes for failover" fabric 2 4 --rate "${RATE}mbit"
-plane_tx() { fabric_stats | awk '$1 == "plane" && NF > 3 && $3 == "tx_bytes" { printf "%s ", $4 }'; }
+# plane_tx: bytes each plane has forwarded towards h1.
+plane_tx() {
+	local p
+	for p in 0 1 2 3; do
+		printf '%s ' "$(ip netns exec "p$p" cat /sys/class/net/l1/statistics/tx_bytes)"
+	done
+}
 (
 	sleep 5
 	plane_tx >"$OUT/fo.0"; date +%s.%N >>"$OUT/fo.t"
@@ -247,11 +253,13 @@ for i in 2 3 4 5; do
 done
 sleep 8
 snap() { for i in 2 3 4 5; do ip netns exec "l$i" cat /sys/class/net/host/statistics/rx_bytes; done; }
+rdma statistic show link mroce1/1 >>"$FIG"
 a=($(snap)); m0=$(counter mroce1 ecn_ce_received); p0=$(counter mroce1 rx_packets)
 t0=$(date +%s.%N)
 sleep 4
 b=($(snap)); m1=$(counter mroce1 ecn_ce_received); p1=$(counter mroce1 rx_packets)
 t1=$(date +%s.%N)
+rdma statistic show link mroce1/1 >>"$FIG"
 ok_all=1
 for p in "${pids[@]}"; do wait "$p" || ok_all=0; done
 rates=""

@@ -13,6 +13,15 @@
 #include "metaroce.h"
 #include "proto/ratehint.h"
 
+/*
+ * Measurement interval and idle time, ten and fifty times the spec's:
+ * a software receiver sees packets in NAPI and timer-tick batches, so a
+ * rate measured over 100 us is mostly noise (protocol section 11.3 lets
+ * implementations scale both).
+ */
+#define MROCE_RATE_INTERVAL_NS	(10 * NSEC_PER_MSEC)
+#define MROCE_RATE_IDLE_NS	(50 * NSEC_PER_MSEC)
+
 struct mroce_rate {
 	spinlock_t lock;		/* rh; taken in softirq under qp->lock */
 	struct mroce_rh rh;
@@ -25,6 +34,7 @@ int mroce_rate_init(struct mroce_dev *mdev)
 		return -ENOMEM;
 	spin_lock_init(&mdev->rate->lock);
 	mroce_rh_init(&mdev->rate->rh, 0, ktime_get_ns());
+	mdev->rate->rh.idle_ns = MROCE_RATE_IDLE_NS;
 	return 0;
 }
 
@@ -54,7 +64,7 @@ void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
 	spin_lock(&r->lock);
 	/* A join recomputes the share itself; otherwise once an interval. */
 	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) != 1 &&
-	    now - r->rh.last_update_ns >= MROCE_RH_INTERVAL_NS)
+	    now - r->rh.last_update_ns >= MROCE_RATE_INTERVAL_NS)
 		mroce_rh_update(&r->rh, now);
 	spin_unlock(&r->lock);
 }

@@ -95,6 +95,7 @@ void mroce_rh_set_capacity(struct mroce_rh *rh, u32 capacity_mbps)
 void mroce_rh_init(struct mroce_rh *rh, u32 capacity_mbps, u64 now)
 {
 	memset(rh, 0, sizeof(*rh));
+	rh->idle_ns = MROCE_RH_IDLE_NS;
 	rh->last_update_ns = now;
 	mroce_rh_set_capacity(rh, capacity_mbps);
 }
@@ -159,7 +160,7 @@ void mroce_rh_update(struct mroce_rh *rh, u64 now)
 
 		if (!s->used)
 			continue;
-		if (now - s->last_seen_ns > MROCE_RH_IDLE_NS) {
+		if (now - s->last_seen_ns > rh->idle_ns) {
 			rh_remove(rh, i);
 			continue;
 		}

@@ -39,6 +39,7 @@ struct mroce_rh_sender {
 
 struct mroce_rh {
 	u64 capacity_bps;	/* 0: no hint; U64_MAX: unlimited */
+	u64 idle_ns;		/* MROCE_RH_IDLE_NS unless the caller says */
 	u64 level_bps;		/* current fair share */
 	u64 last_update_ns;
 	unsigned int active;
