@@ -14,6 +14,16 @@
 #   fabric_stats; fabric_stat "plane 0 leaf 2" tx_bytes
 #   fabric_down
 #
+# Functions (each documented where it is defined):
+#   topo.sh   fabric_up, fabric_down, fabric_summary
+#   shape.sh  fabric_plane_set, fabric_link_set, fabric_plane_fail,
+#             fabric_plane_restore, fabric_show
+#   stats.sh  fabric_stats, fabric_stat, fabric_stat_delta, fabric_path,
+#             fabric_paths
+#   here      fabric_addr, fabric_hosts, fabric_planes, fabric_exec
+# They print errors as "fabric: ..." on stderr and return non-zero.
+# Traffic: tools/fabric/udpflow.py (many source ports, per-port counts).
+#
 # Topology (one leaf per host, every leaf wired to every plane):
 #
 #   hI (eth0 10.0.I.1/24) -- (host 10.0.I.254) lI (pP 10.(100+P).I.1/24)

@@ -7,7 +7,7 @@
 #
 #   root 1: netem [delay D] [loss L]     (delay and random loss)
 #     1:1 -> 2: tbf rate R               (R unset: 10gbit, i.e. unlimited)
-#       2:1 -> 3: red ... ecn | fq_codel ecn   (only with --ecn; else
+#       2:1 -> 3: red ecn nodrop | fq_codel ecn   (only with --ecn; else
 #                                        tbf's own byte fifo, 100 ms deep)
 #
 # so a change is an in-place edit of one stage. netem is the root so its
@@ -76,15 +76,19 @@ _fab_ecn() {
 	case $3 in
 	'' | off | none) return 0 ;;
 	red)
-		# Marking starts at 5 ms of queue and is certain at 15 ms
-		# (above max, ECT packets are marked, others dropped).
+		# Marking starts at 5 ms of queue and is certain at 15 ms.
+		# nodrop: not-ECT packets are queued (and tail-dropped at the
+		# limit), not RED-dropped. Under tbf, red never sees its queue
+		# idle, so its average stays high after a burst until packets
+		# arrive; dropping not-ECT ones then would starve ARP and the
+		# leaf would lose its neighbour entry for the host.
 		bps=$(_fab_rate_bps "$rate") || return 1
 		min=$((bps / 1600))
 		[ "$min" -lt 6000 ] && min=6000
 		max=$((3 * min))
 		echo "qdisc replace dev $1 parent 2:1 handle 3: red limit $((8 * max))" \
 			"min $min max $max avpkt 1000 burst $(((2 * min + max) / 3000 + 1))" \
-			"probability 0.1 bandwidth $rate ecn"
+			"probability 0.1 bandwidth $rate ecn nodrop"
 		;;
 	codel)
 		echo "qdisc replace dev $1 parent 2:1 handle 3: fq_codel limit 1000" \

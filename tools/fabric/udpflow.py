@@ -9,7 +9,9 @@ ECN field of every datagram (IP_RECVTOS).
                   [--rate 4mbit] [--time 3 | --count N] [--size 1000]
                   [--ecn none|ect0|ect1|ce]
       Round-robin over the source ports (one socket bound to each), paced
-      to the total rate. Prints "sport S sent N" per port and
+      to the total rate (a sender that falls behind, e.g. on a busy TCG
+      VM, does not catch up in a burst, so check rate_bps for what was
+      really offered). Prints "sport S sent N rate_bps R" per port and
       "total sent N bytes B secs T rate_bps R".
 
   udpflow.py recv [--port 9000] [--time 30] [--idle 2] [--ready FILE]
@@ -60,7 +62,7 @@ def send(a):
     sent = {sp: 0 for sp, _ in socks}
     interval = a.size * 8 / parse_rate(a.rate)
     total = 0
-    start = time.monotonic()
+    begin = start = time.monotonic()
     deadline = start + a.time
     while True:
         for sp, s in socks:
@@ -86,9 +88,10 @@ def send(a):
         else:
             continue
         break
-    secs = time.monotonic() - start
+    secs = time.monotonic() - begin
     for sp, _ in socks:
-        print(f"sport {sp} sent {sent[sp]}")
+        print(f"sport {sp} sent {sent[sp]} rate_bps "
+              f"{int(sent[sp] * a.size * 8 / max(secs, 1e-6))}")
     print(f"total sent {total} bytes {total * a.size} secs {secs:.3f} "
           f"rate_bps {int(total * a.size * 8 / max(secs, 1e-6))}")
 
