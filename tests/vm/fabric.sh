@@ -76,7 +76,7 @@ check "ECMP hashes the 5-tuple in the leaves (policy 3, fields 0x37)" \
 # --- 1. spraying ------------------------------------------------------------
 stamp "1. spraying"
 fabric_paths h1 h2 9000 40000-40063 >"$OUT/paths.txt"
-flow spray h1 h2 40000-40063 2mbit 4 ect0
+flow spray h1 h2 40000-40063 2mbit 3 ect0
 check "spray: every one of 64 source ports arrived" test "$(rx spray total sports)" = 64
 check "spray: nothing lost (below the bottleneck rate)" \
 	test "$(rx spray total pkts)" = "$(tx spray total)"
@@ -90,11 +90,10 @@ done
 mean=$((sum / 4))
 for p in 0 1 2 3; do
 	# The kernel's own choice per port (ip route get) predicts each plane.
-	pred=0
-	for s in $(awk -v p=$p '$4 == p { print $2 }' "$OUT/paths.txt"); do
-		n=$(rx spray "sport $s" pkts)
-		pred=$((pred + ${n:-0} * (1000 + FRAME)))
-	done
+	pred=$(awk -v p=$p -v f=$((1000 + FRAME)) '
+		FNR == NR { if ($4 == p) on[$2] = 1; next }
+		$1 == "sport" && ($2 in on) { sum += $4 * f }
+		END { print sum + 0 }' "$OUT/paths.txt" "$OUT/spray.rx")
 	fig "spray: plane $p $(grep -c "plane $p\$" "$OUT/paths.txt") ports tx_bytes ${b[p]} predicted $pred mean $mean"
 	check "spray: plane $p carries ${b[p]} bytes, within 25% of the mean $mean" \
 		between $((mean * 3 / 4)) "${b[p]}" $((mean * 5 / 4))
@@ -113,14 +112,14 @@ c0=$(sport_on h2 h1 0 41000)
 fig "ports h2->h1: $a on plane 1, $bb on plane 2, $c0 on plane 0"
 check "plane-set 1 --rate 800kbit" "$F" plane-set 1 --rate 800kbit
 check "plane-set 2 --loss 20%" "$F" plane-set 2 --loss 20%
-flow shape h2 h1 "$a,$bb,$c0" 6mbit 4
+flow shape h2 h1 "$a,$bb,$c0" 6mbit 3
 # offered PORT / got PORT: sent and received rate; lost PORT: loss share.
 offered() { awk -v s="$1" '$2 == s { print $NF }' "$OUT/shape.tx"; }
 got() { rx shape "sport $1" goodput_bps; }
 lost() { awk -v s="$(tx shape "sport $1")" -v r="$(rx shape "sport $1" pkts)" 'BEGIN { printf "%.3f", 1 - r / s }'; }
 fig "shape: plane 1 (800kbit) port offered $(offered "$a") got $(got "$a") b/s; plane 0 port offered $(offered "$c0") got $(got "$c0") b/s"
 fig "loss: plane 2 (20%) port lost $(lost "$bb") of $(tx shape "sport $bb"); plane 0 port lost $(lost "$c0")"
-check "shape: the plane 1 port offered over twice the rate" test "$(offered "$a")" -gt 1600000
+check "shape: the plane 1 port offered over 1.5 times the rate" test "$(offered "$a")" -gt 1200000
 # Payload goodput under an 800 kbit/s frame rate is 8e5 * 1000/1042.
 check "shape: plane 1 port gets 800 kbit/s (600..840 kbit/s payload)" between 600000 "$(got "$a")" 840000
 check "shape: plane 1 dropped the excess" test "$(d shape "plane 1" qdisc_drops)" -gt 100
@@ -167,15 +166,19 @@ check "plane-set 3 --rate none --ecn off" "$F" plane-set 3 --rate none --ecn off
 stamp "5. plane failure"
 check "plane-fail 2 (blackhole)" "$F" plane-fail 2
 flow fail h1 h2 40000-40063 2mbit 3
+# Per port: "lost" if a port of plane 2 delivered anything, "short" if
+# another port did not deliver all it sent.
+bad=$(awk 'FILENAME ~ /paths/ { plane[$2] = $4; next }
+	   FILENAME ~ /rx$/ && $1 == "sport" { got[$2] = $4; next }
+	   FILENAME ~ /tx$/ && $1 == "sport" {
+		if (plane[$2] == 2) { if (got[$2] > 0) print "lost", $2 }
+		else if (got[$2] != $4) print "short", $2
+	   }' "$OUT/paths.txt" "$OUT/fail.rx" "$OUT/fail.tx")
+echo "$bad"
 lost=0 passed=1
-for s in $(seq 40000 40063); do
-	got=$(rx fail "sport $s" pkts)
-	if grep -qx "sport $s plane 2" "$OUT/paths.txt"; then
-		[ -z "$got" ] || lost=1
-	else
-		[ "$got" = "$(tx fail "sport $s")" ] || passed=0
-	fi
-done
+case $bad in *lost*) lost=1 ;; esac
+case $bad in *short*) passed=0 ;; esac
+check "fail: every port of the sender was counted" test "$(grep -c '^sport' "$OUT/fail.tx")" = 64
 fig "fail: received $(rx fail total pkts) of $(tx fail total) on $(rx fail total sports) ports; plane 2 rx $(d fail "plane 2" rx_bytes) tx $(d fail "plane 2" tx_bytes) fail_drops $(d fail "plane 2" fail_drops)"
 check "fail: nothing arrives on the failed plane's ports" test $lost = 0
 check "fail: every other port arrives complete" test $passed = 1

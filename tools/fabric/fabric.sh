@@ -15,6 +15,7 @@
 #   fabric.sh summary     (hosts and their addresses)
 #   fabric.sh addr hI     (host I's address, 10.0.I.1)
 #   fabric.sh path hS hD SPORT DPORT [udp|tcp]   (plane of a 5-tuple)
+#   fabric.sh paths hS hD DPORT 40000-40063[,...] ("sport S plane P" lines)
 #   fabric.sh exec NS CMD...                     (= ip netns exec NS CMD...)
 #
 # Planes are numbered from 0, hosts from 1. Rates are tc rates (kbit,
@@ -25,7 +26,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
-	sed -n '/^#   fabric.sh/s/^#   //p' "${BASH_SOURCE[0]}" >&2
+	sed -n '/^#   fabric.sh up/,/^#$/s/^#   //p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -45,6 +46,7 @@ show) fabric_show ;;
 summary) fabric_summary ;;
 addr) [ $# -eq 1 ] || usage; fabric_addr "$1" ;;
 path) [ $# -ge 4 ] || usage; fabric_path "$@" ;;
+paths) [ $# -ge 4 ] || usage; fabric_paths "$@" ;;
 exec) [ $# -ge 2 ] || usage; fabric_exec "$@" ;;
 -h | --help | help) usage ;;
 *) fabric_err "unknown command $cmd"; usage ;;
