@@ -40,7 +40,9 @@
 # (custom fields: addresses, protocol, ports), not 1: policy 1 reuses an
 # L4 hash the skb already carries, and over veth that is the sending
 # socket's random sk_txhash, so the plane would not follow the source
-# port as it does in a real switch. Shaping of a plane
+# port as it does in a real switch. The kernel orders addresses and ports
+# before hashing, so the hash is symmetric: hS:S -> hD:D and hD:S -> hS:D
+# (or hD:D -> hS:S) take the same plane. Shaping of a plane
 # (netem delay/loss -> tbf rate -> optional ECN-marking queue) sits on each
 # of the plane's egress ports, so every packet crossing the plane meets it
 # exactly once; see shape.sh. The qdiscs of a host link sit on the leaf's
