@@ -20,7 +20,7 @@
  * that stalls for milliseconds would otherwise release the whole bucket
  * at once into a bottleneck the hints are meant to keep empty.
  */
-#define MROCE_PACE_BURST_LINUX	(16 * 1024)
+#define MROCE_PACE_BURST_LINUX	(8 * 1024)
 
 /* Segment size of the paths' windows: a full packet's UDP payload. */
 static u32 mroce_paths_seg(struct mroce_qp *qp)

@@ -89,8 +89,17 @@ void mroce_rto_fire(struct timer_list *t)
 		mroce_tx_nak_fatal(qp, qp->snd_una, IB_WC_RETRY_EXC_ERR);
 		goto out;
 	}
-	for (p = qp->snd_una; p != qp->snd_psn; p++)
-		mroce_tx_mark_lost(qp, mroce_txpkt(qp, p));
+	/*
+	 * PSNs still outstanding on a path are that path's timer's to
+	 * judge; resending them here too would only duplicate them. The
+	 * oldest always goes again, so the connection makes progress.
+	 */
+	for (p = qp->snd_una; p != qp->snd_psn; p++) {
+		struct mroce_txpkt *t = mroce_txpkt(qp, p);
+
+		if (p == qp->snd_una || t->path == MROCE_PATH_NONE)
+			mroce_tx_mark_lost(qp, t);
+	}
 	mod_timer(&qp->rto_timer, jiffies + mroce_rto(qp));
 	mroce_tx_kick(qp);
 out:
