@@ -117,17 +117,29 @@ enum {
 				IBV_WC_EX_WITH_DLID_PATH_BITS,
 };
 
-/* Poll the next completion into cq->cur: 0, ENOENT or an errno. */
-static int metaroce_cq_ex_fetch(struct metaroce_cq *cq)
+/*
+ * Take one completion off the CQ into *wc: 0, ENOENT when there is none,
+ * or an errno. The extended CQ is built on this alone, so that a new
+ * completion path only has to replace it.
+ */
+static int metaroce_poll_one(struct metaroce_cq *cq, struct ibv_wc *wc)
 {
 	int n;
 
 	errno = 0;
-	n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->cur);
+	n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, wc);
 	if (n < 0)
 		return errno ? errno : EIO;
-	if (n == 0)
-		return ENOENT;
+	return n ? 0 : ENOENT;
+}
+
+/* Poll the next completion into cq->cur: 0, ENOENT or an errno. */
+static int metaroce_cq_ex_fetch(struct metaroce_cq *cq)
+{
+	int ret = metaroce_poll_one(cq, &cq->cur);
+
+	if (ret)
+		return ret;
 	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 	cq->vcq.cq_ex.status = cq->cur.status;
 	return 0;
