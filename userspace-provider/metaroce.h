@@ -37,6 +37,7 @@ struct metaroce_wr_batch {
 	unsigned int cap;		/* allocated */
 	uint32_t max_inline;		/* the QP's max_inline_data */
 	int err;			/* first error while building, or 0 */
+	bool enabled;			/* QP created with send_ops_flags */
 };
 
 struct metaroce_qp {

@@ -19,6 +19,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +292,37 @@ static int mr_wr_complete(struct ibv_qp_ex *qpx)
 	return ret;
 }
 
+/*
+ * ibv_qp_to_qp_ex() runs in the system libibverbs and tests VERBS_QP_EX in
+ * verbs_qp.comp_mask, which follows struct ibv_qp_ex. The rdma-core
+ * headers we build against may be newer than that library and have a
+ * longer ibv_qp_ex (e.g. wr_flush appended), so the library's comp_mask
+ * can sit inside our ibv_qp_ex. Find where the library looks, once, by
+ * asking it about zeroed probes; -1 if it never answers.
+ */
+static ptrdiff_t lib_qp_mask_off = -1;
+static pthread_once_t lib_qp_mask_once = PTHREAD_ONCE_INIT;
+
+static void find_lib_qp_mask_off(void)
+{
+	union {
+		struct verbs_qp vqp;
+		uint64_t raw[sizeof(struct verbs_qp) / 8 + 1];
+	} probe;
+	uint32_t mask = VERBS_QP_EX;
+	size_t off;
+
+	for (off = offsetof(struct verbs_qp, comp_mask);
+	     off >= sizeof(struct ibv_qp); off -= 8) {
+		memset(&probe, 0, sizeof(probe));
+		memcpy((char *)&probe + off, &mask, sizeof(mask));
+		if (ibv_qp_to_qp_ex(&probe.vqp.qp)) {
+			lib_qp_mask_off = off;
+			return;
+		}
+	}
+}
+
 int metaroce_wr_init(struct metaroce_qp *qp,
 		     const struct ibv_qp_init_attr_ex *attr)
 {
@@ -298,9 +330,14 @@ int metaroce_wr_init(struct metaroce_qp *qp,
 	struct metaroce_wr_batch *b = &qp->batch;
 	uint64_t ops = attr->send_ops_flags;
 
+	uint32_t mask;
+
 	if ((attr->qp_type == IBV_QPT_RC && ops & ~(uint64_t)METAROCE_RC_SEND_OPS) ||
 	    (attr->qp_type == IBV_QPT_UD && ops & ~(uint64_t)METAROCE_UD_SEND_OPS) ||
 	    (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD))
+		return EOPNOTSUPP;
+	pthread_once(&lib_qp_mask_once, find_lib_qp_mask_off);
+	if (lib_qp_mask_off < 0)
 		return EOPNOTSUPP;
 
 	pthread_mutex_init(&b->lock, NULL);
@@ -326,13 +363,18 @@ int metaroce_wr_init(struct metaroce_qp *qp,
 	qpx->wr_start = mr_wr_start;
 	qpx->wr_complete = mr_wr_complete;
 	qpx->wr_abort = mr_wr_abort;
+	/* Where ibv_qp_to_qp_ex() looks, and where our headers say. */
+	memcpy(&mask, (char *)&qp->vqp + lib_qp_mask_off, sizeof(mask));
+	mask |= VERBS_QP_EX;
+	memcpy((char *)&qp->vqp + lib_qp_mask_off, &mask, sizeof(mask));
 	qp->vqp.comp_mask |= VERBS_QP_EX;
+	b->enabled = true;
 	return 0;
 }
 
 void metaroce_wr_cleanup(struct metaroce_qp *qp)
 {
-	if (!(qp->vqp.comp_mask & VERBS_QP_EX))
+	if (!qp->batch.enabled)
 		return;
 	pthread_mutex_destroy(&qp->batch.lock);
 	free(qp->batch.wr);
