@@ -8,7 +8,10 @@
  * arrives, into its own queue (qp->rq, which then holds bound WQEs only),
  * so that later packets of the message land in the same WQE and
  * completions stay in MSN order; a UD QP takes one per datagram. A bound
- * WQE belongs to its QP from then on: the QP completes or flushes it.
+ * WQE belongs to its QP from then on: the QP completes or flushes it (an
+ * error flushes only those); a QP destroyed or reset without passing
+ * through the error state drops them without completion, like the rest
+ * of its queues. The wire protocol is unchanged: the peer cannot tell.
  */
 #ifndef METAROCE_SRQ_H
 #define METAROCE_SRQ_H
