@@ -166,8 +166,10 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->srq && init->qp_type == IB_QPT_GSI)
+	if (init->srq && init->qp_type == IB_QPT_GSI) {
+		ibdev_dbg(ibqp->device, "create_qp: the GSI QP takes no SRQ\n");
 		return -EINVAL;
+	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	err = mroce_check_cap(ibqp->device, &init->cap);
