@@ -56,15 +56,17 @@ check "ibv_srq_pingpong (16 QPs on one SRQ), defaults" pp srq_pp 120
 check "ibv_srq_pingpong 4 QPs, 3000-byte messages, rx-depth 64, data checked" \
 	pp srq_pp2 120 -q 4 -s 3000 -r 64 -n 200 -c
 check "ibv_srq_pingpong with CQ events" pp srq_pp3 120 -e -n 200
-# Loss and reordering: packets of later messages arrive first, so WQEs are
-# bound ahead of the messages still missing; the data must still be right.
+# Reordering: packets of later messages arrive first, so WQEs are bound
+# ahead of the messages still missing; the data must still be right. No
+# loss: a pingpong cannot survive losing the ACK of its last message once
+# the peer has exited (the retries then run out).
 ooo0=$(counter mroce2 rx_out_of_order)
 for h in h2:v3 h3:v4; do
-	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem loss 3% \
-		reorder 25% 50% delay 1ms
+	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem delay 2ms \
+		reorder 30% 50% duplicate 1%
 done
-check "ibv_srq_pingpong under 3% loss and reordering, data checked" \
-	pp srq_pp_loss 300 -q 4 -s 3000 -r 64 -n 100 -c
+check "ibv_srq_pingpong with reordering and duplicates, data checked" \
+	pp srq_pp_reorder 300 -q 4 -s 3000 -r 64 -n 100 -c
 check "packets did arrive out of order (rx_out_of_order grew)" \
 	counter_ge mroce2 rx_out_of_order $((ooo0 + 1))
 for h in h2:v3 h3:v4; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
