@@ -66,14 +66,42 @@ static struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 	return &cq->vcq.cq;
 }
 
+/*
+ * uverbs copies the kernel's wc_flags (enum ib_wc_flags) unchanged, and
+ * they are not libibverbs' (enum ibv_wc_flags): invalidate and checksum
+ * swap places, and the kernel's SMAC, VLAN and network header type bits
+ * mean tag matching here. Keep what has a meaning here, in its place.
+ */
+enum {
+	KERN_WC_GRH = 1 << 0,
+	KERN_WC_WITH_IMM = 1 << 1,
+	KERN_WC_WITH_INVALIDATE = 1 << 2,
+	KERN_WC_IP_CSUM_OK = 1 << 3,
+};
+
+static void metaroce_wc_fix_flags(struct ibv_wc *wc)
+{
+	unsigned int k = wc->wc_flags;
+
+	wc->wc_flags = (k & KERN_WC_GRH ? IBV_WC_GRH : 0) |
+		       (k & KERN_WC_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+		       (k & KERN_WC_WITH_INVALIDATE ? IBV_WC_WITH_INV : 0) |
+		       (k & KERN_WC_IP_CSUM_OK ? IBV_WC_IP_CSUM_OK : 0);
+}
+
 static int metaroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
+	int n, i;
+
 	if (ne <= 0)
 		return 0;
 	/* No more than the CQ holds; also bounds ibv_cmd_poll_cq's buffer. */
 	if (ne > ibcq->cqe)
 		ne = ibcq->cqe;
-	return ibv_cmd_poll_cq(ibcq, ne, wc);
+	n = ibv_cmd_poll_cq(ibcq, ne, wc);
+	for (i = 0; i < n; i++)
+		metaroce_wc_fix_flags(&wc[i]);
+	return n;
 }
 
 static int metaroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -117,17 +145,32 @@ enum {
 				IBV_WC_EX_WITH_DLID_PATH_BITS,
 };
 
-/* Poll the next completion into cq->cur: 0, ENOENT or an errno. */
-static int metaroce_cq_ex_fetch(struct metaroce_cq *cq)
+/*
+ * Take one completion off the CQ into *wc: 0, ENOENT when there is none,
+ * or an errno. The extended CQ is built on this alone, so that a new
+ * completion path only has to replace it.
+ */
+static int metaroce_poll_one(struct metaroce_cq *cq, struct ibv_wc *wc)
 {
 	int n;
 
 	errno = 0;
-	n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, &cq->cur);
+	n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, wc);
 	if (n < 0)
 		return errno ? errno : EIO;
-	if (n == 0)
+	if (!n)
 		return ENOENT;
+	metaroce_wc_fix_flags(wc);
+	return 0;
+}
+
+/* Poll the next completion into cq->cur: 0, ENOENT or an errno. */
+static int metaroce_cq_ex_fetch(struct metaroce_cq *cq)
+{
+	int ret = metaroce_poll_one(cq, &cq->cur);
+
+	if (ret)
+		return ret;
 	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 	cq->vcq.cq_ex.status = cq->cur.status;
 	return 0;

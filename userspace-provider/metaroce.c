@@ -79,6 +79,7 @@ static struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_cq_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_qp_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_ah_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_srq_ops);
 
 	return &ctx->ibv_ctx;
 

@@ -5,6 +5,7 @@
 #ifndef METAROCE_H
 #define METAROCE_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
@@ -23,6 +24,32 @@ struct metaroce_context {
 	uint32_t max_paths;
 };
 
+struct metaroce_wr_entry;
+
+/*
+ * The work requests of the extended post API (ibv_wr_*) between wr_start
+ * and wr_complete; wr.c.
+ */
+struct metaroce_wr_batch {
+	pthread_mutex_t lock;		/* held from wr_start to wr_complete */
+	struct metaroce_wr_entry *wr;
+	unsigned int n;			/* built */
+	unsigned int cap;		/* allocated */
+	uint32_t max_inline;		/* the QP's max_inline_data */
+	int err;			/* first error while building, or 0 */
+	bool enabled;			/* QP created with send_ops_flags */
+};
+
+struct metaroce_qp {
+	struct verbs_qp vqp;
+	struct metaroce_wr_batch batch;
+};
+
+static inline struct metaroce_qp *to_mqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct metaroce_qp, vqp.qp);
+}
+
 static inline struct metaroce_device *to_mdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct metaroce_device, ibv_dev.device);
@@ -40,11 +67,17 @@ int metaroce_query_device(struct ibv_context *context,
 int metaroce_query_port(struct ibv_context *context, uint8_t port,
 			struct ibv_port_attr *attr);
 
+/* wr.c: the extended post API of a QP created with send_ops_flags */
+int metaroce_wr_init(struct metaroce_qp *qp,
+		     const struct ibv_qp_init_attr_ex *attr);
+void metaroce_wr_cleanup(struct metaroce_qp *qp);
+
 /* Verbs of each object type, merged into the context by metaroce.c. */
 extern const struct verbs_context_ops metaroce_pd_ops;	/* verbs.c */
 extern const struct verbs_context_ops metaroce_mr_ops;	/* mr.c */
 extern const struct verbs_context_ops metaroce_cq_ops;	/* cq.c */
 extern const struct verbs_context_ops metaroce_qp_ops;	/* qp.c */
 extern const struct verbs_context_ops metaroce_ah_ops;	/* ah.c */
+extern const struct verbs_context_ops metaroce_srq_ops;	/* srq.c */
 
 #endif /* METAROCE_H */

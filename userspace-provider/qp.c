@@ -10,29 +10,61 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "metaroce.h"
 
-static struct ibv_qp *metaroce_create_qp(struct ibv_pd *pd,
-					 struct ibv_qp_init_attr *attr)
+/* ibv_create_qp_ex(): with send_ops_flags, the extended post API too. */
+static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
+					    struct ibv_qp_init_attr_ex *attr)
 {
 	struct ib_uverbs_create_qp_resp resp;
 	struct ibv_create_qp cmd;
-	struct ibv_qp *qp;
+	struct metaroce_qp *qp;
 	int ret;
 
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_qp(pd, qp, attr, &cmd, sizeof(cmd), &resp,
-				sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp, sizeof(resp));
 	if (ret) {
 		free(qp);
 		errno = ret;
 		return NULL;
 	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = metaroce_wr_init(qp, attr);
+		if (ret) {
+			ibv_cmd_destroy_qp(&qp->vqp.qp);
+			free(qp);
+			errno = ret;
+			return NULL;
+		}
+	}
+	return &qp->vqp.qp;
+}
+
+static struct ibv_qp *metaroce_create_qp(struct ibv_pd *pd,
+					 struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct ibv_qp *qp;
+
+	/* ibv_qp_init_attr is the head of ibv_qp_init_attr_ex. */
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = pd;
+	qp = metaroce_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
 	return qp;
 }
 
@@ -58,9 +90,11 @@ static int metaroce_destroy_qp(struct ibv_qp *qp)
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(qp);
-	if (!ret)
-		free(qp);
-	return ret;
+	if (ret)
+		return ret;
+	metaroce_wr_cleanup(to_mqp(qp));
+	free(to_mqp(qp));
+	return 0;
 }
 
 static int metaroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -77,6 +111,7 @@ static int metaroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 
 const struct verbs_context_ops metaroce_qp_ops = {
 	.create_qp = metaroce_create_qp,
+	.create_qp_ex = metaroce_create_qp_ex,
 	.destroy_qp = metaroce_destroy_qp,
 	.modify_qp = metaroce_modify_qp,
 	.post_recv = metaroce_post_recv,

@@ -12,6 +12,7 @@
 #include <rdma/metaroce-abi.h>
 #include <metaroce/wire.h>
 #include "metaroce.h"
+#include "qp.h"
 
 /* Outer IPv6 + UDP + the largest MetaRoCE header: what one packet costs. */
 #define MROCE_ENCAP_OVERHEAD	(40 + 8 + METAROCE_MAX_HDR_LEN)
@@ -152,7 +153,7 @@ static int mroce_query_device(struct ib_device *ibdev,
 	attr->max_ah = MROCE_MAX_AH;
 	attr->max_srq = MROCE_MAX_SRQ;
 	attr->max_srq_wr = MROCE_MAX_QP_WR;
-	attr->max_srq_sge = MROCE_MAX_SGE;
+	attr->max_srq_sge = MROCE_QP_MAX_SGE;
 	attr->max_fast_reg_page_list_len = 512;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
@@ -346,6 +347,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	/* Userspace posts and polls through the kernel for now. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
@@ -354,6 +356,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &mroce_cq_ops);
 	ib_set_device_ops(ibdev, &mroce_qp_ops);
 	ib_set_device_ops(ibdev, &mroce_ah_ops);
+	ib_set_device_ops(ibdev, &mroce_srq_ops);
 	mroce_dev_update_port(mdev, false);
 
 	err = ib_device_set_netdev(ibdev, ndev, 1);

@@ -91,6 +91,7 @@ struct mroce_dev {
 	/* end of mr.c state */
 
 	atomic_t ah_count;		/* AHs allocated, at most max_ah */
+	atomic_t srq_count;		/* SRQs allocated, at most max_srq */
 
 	unsigned int num_paths;		/* of new RC QPs; sysfs num_paths */
 	u32 rate_capacity_mbps;		/* rate.c; 0: no hints */
@@ -162,6 +163,7 @@ extern const struct ib_device_ops mroce_mr_ops;	/* mr.c */
 extern const struct ib_device_ops mroce_cq_ops;	/* cq.c */
 extern const struct ib_device_ops mroce_qp_ops;	/* qp.c */
 extern const struct ib_device_ops mroce_ah_ops;	/* ah.c */
+extern const struct ib_device_ops mroce_srq_ops;	/* srq.c */
 
 /* For verbs whose implementation is still missing: say so, once a while. */
 static inline int mroce_no_data_path(struct ib_device *ibdev, const char *verb)

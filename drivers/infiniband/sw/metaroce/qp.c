@@ -14,6 +14,7 @@
 #include "cq.h"
 #include "mr.h"
 #include "trace.h"
+#include "srq.h"
 #include "ud.h"
 
 struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
@@ -127,6 +128,14 @@ void mroce_qp_error(struct mroce_qp *qp)
 		ev.element.qp = &qp->ibqp;
 		ev.event = IB_EVENT_QP_FATAL;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		/*
+		 * The QP takes no more WQEs from its SRQ and has flushed the
+		 * bound ones; ib_drain_qp() waits for this event.
+		 */
+		if (qp->ibqp.srq) {
+			ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		}
 	}
 }
 
@@ -157,9 +166,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->srq) {
-		ibdev_dbg(ibqp->device, "create_qp: SRQ not supported yet\n");
-		return -EOPNOTSUPP;
+	if (init->srq && init->qp_type == IB_QPT_GSI) {
+		ibdev_dbg(ibqp->device, "create_qp: the GSI QP takes no SRQ\n");
+		return -EINVAL;
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
@@ -181,7 +190,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->sq_size = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
-	qp->rq_size = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+	/* With an SRQ, rq holds the WQEs bound to messages in flight. */
+	qp->rq_size = init->srq ? MROCE_SRQ_BIND_MAX :
+		      roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
 	qp->max_inline = MROCE_MAX_INLINE;
 	qp->mtu = init->qp_type == IB_QPT_RC ? 1024 :
 		  ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
@@ -212,9 +223,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ibqp->qp_num = qpn;
 
 	init->cap.max_send_wr = qp->sq_size;
-	init->cap.max_recv_wr = qp->rq_size;
+	init->cap.max_recv_wr = init->srq ? 0 : qp->rq_size;
 	init->cap.max_send_sge = MROCE_QP_MAX_SGE;
-	init->cap.max_recv_sge = MROCE_QP_MAX_SGE;
+	init->cap.max_recv_sge = init->srq ? 0 : MROCE_QP_MAX_SGE;
 	init->cap.max_inline_data = MROCE_MAX_INLINE;
 	return 0;
 
@@ -382,15 +393,16 @@ static int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->max_dest_rd_atomic = MROCE_MAX_RD_PENDING;
 	attr->sq_draining = qp->sq_draining;
 	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_recv_wr = ibqp->srq ? 0 : qp->rq_size;
 	attr->cap.max_send_sge = MROCE_QP_MAX_SGE;
-	attr->cap.max_recv_sge = MROCE_QP_MAX_SGE;
+	attr->cap.max_recv_sge = ibqp->srq ? 0 : MROCE_QP_MAX_SGE;
 	attr->cap.max_inline_data = MROCE_MAX_INLINE;
 	spin_unlock_bh(&qp->lock);
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
 	return 0;
@@ -619,6 +631,12 @@ static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct mroce_qp *qp = to_mqp(ibqp);
 	int err = 0;
 
+	if (ibqp->srq) {
+		ibdev_dbg_ratelimited(ibqp->device, "qp %u: post_recv on a QP with an SRQ\n",
+				      ibqp->qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (mroce_qp_is_ud(qp))
 		return mroce_ud_post_recv(qp, wr, bad_wr);
 	spin_lock_bh(&qp->lock);

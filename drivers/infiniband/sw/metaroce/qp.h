@@ -171,7 +171,7 @@ struct mroce_qp {
 	u32 sq_head, sq_tx, sq_tail;
 	u32 max_inline;
 
-	/* receive queue (unless an SRQ is used) */
+	/* receive queue; with an SRQ, the WQEs bound from it (srq.h) */
 	struct mroce_rwqe *rq;
 	u32 rq_size;
 	u32 rq_head, rq_tail;
@@ -229,6 +229,12 @@ static inline struct mroce_swqe *mroce_sq_wqe(struct mroce_qp *qp, u32 idx)
 static inline struct mroce_rwqe *mroce_rq_wqe(struct mroce_qp *qp, u32 idx)
 {
 	return &qp->rq[idx & (qp->rq_size - 1)];
+}
+
+/* The lkeys of receive WQEs taken from an SRQ belong to the SRQ's PD. */
+static inline struct ib_pd *mroce_rq_pd(struct mroce_qp *qp)
+{
+	return qp->ibqp.srq ? qp->ibqp.srq->pd : qp->ibqp.pd;
 }
 
 static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)

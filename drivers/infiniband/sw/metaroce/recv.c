@@ -12,6 +12,7 @@
 #include <net/inet_ecn.h>
 #include "recv.h"
 #include "qp.h"
+#include "srq.h"
 #include "ud.h"
 #include "cq.h"
 #include "mr.h"
@@ -108,11 +109,11 @@ static int mroce_rx_send(struct mroce_qp *qp, const struct mroce_hdr *h,
 	struct mroce_rwqe *rwqe;
 	int err;
 
-	if (idx >= qp->rq_head - qp->rq_tail)
+	if (!mroce_rq_ready(qp, idx))
 		return -ENOBUFS;
 	rwqe = mroce_rq_wqe(qp, qp->rq_tail + idx);
 	if (len) {
-		err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, rwqe->sge,
+		err = mroce_sge_copy(qp->mdev, mroce_rq_pd(qp), rwqe->sge,
 				     rwqe->num_sge, h->send.offset,
 				     (void *)payload, len, true);
 		if (err)
@@ -317,7 +318,7 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 				 ri->opcode == METAROCE_OP_SEND_INV ||
 				 ri->opcode == METAROCE_OP_WRITE_IMM);
 
-		if (consumes && qp->rq_tail == qp->rq_head) {
+		if (consumes && !mroce_rq_ready(qp, 0)) {
 			/* Forget it: the sender repeats it after the RNR wait. */
 			mroce_sack_clear(&qp->rx, psn);
 			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer,

@@ -23,6 +23,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
+#include "srq.h"
 #include "ud.h"
 #include "cq.h"
 #include "mr.h"
@@ -292,7 +293,7 @@ void mroce_ud_rx(struct mroce_qp *qp, const struct mroce_hdr *h,
 		mroce_count(mdev, MROCE_CNT_RX_DROP_UD_QKEY, 1);
 		goto out;
 	}
-	if (qp->rq_tail == qp->rq_head) {
+	if (!mroce_rq_ready(qp, 0)) {
 		mroce_count(mdev, MROCE_CNT_RX_DROP_UD_NO_RECV, 1);
 		goto out;
 	}
@@ -306,10 +307,10 @@ void mroce_ud_rx(struct mroce_qp *qp, const struct mroce_hdr *h,
 		mroce_count_drop(mdev, MROCE_DROP_BAD_PAYLOAD_LEN);
 		goto out;
 	}
-	err = mroce_sge_copy(mdev, qp->ibqp.pd, rwqe->sge, rwqe->num_sge, 0,
-			     &grh, sizeof(grh), true);
+	err = mroce_sge_copy(mdev, mroce_rq_pd(qp), rwqe->sge, rwqe->num_sge,
+			     0, &grh, sizeof(grh), true);
 	if (!err && len)
-		err = mroce_sge_copy(mdev, qp->ibqp.pd, rwqe->sge,
+		err = mroce_sge_copy(mdev, mroce_rq_pd(qp), rwqe->sge,
 				     rwqe->num_sge, sizeof(grh), (void *)payload,
 				     len, true);
 

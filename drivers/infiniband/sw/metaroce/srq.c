@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * MetaRoCE shared receive queues: the verbs and the binding of their WQEs
+ * to the QPs that receive into them (see srq.h).
+ *
+ * Lock order: a QP's lock, then its SRQ's. The SRQ lock is taken with
+ * interrupts off: kernel consumers may post receives from any context.
+ */
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include "metaroce.h"
+#include "srq.h"
+
+static struct mroce_rwqe *mroce_srq_wqe(struct mroce_srq *srq, u32 idx)
+{
+	return &srq->wqe[idx & (srq->size - 1)];
+}
+
+/* Only the used part of a WQE: its SGE array is mostly empty. */
+static void mroce_rwqe_copy(struct mroce_rwqe *to,
+			    const struct mroce_rwqe *from)
+{
+	memcpy(to, from, offsetof(struct mroce_rwqe, sge) +
+	       from->num_sge * sizeof(from->sge[0]));
+}
+
+static void mroce_srq_event(struct mroce_srq *srq, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = type,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+int mroce_srq_bind(struct mroce_qp *qp, u32 n)
+{
+	struct mroce_srq *srq = to_msrq(qp->ibqp.srq);
+	u32 have = qp->rq_head - qp->rq_tail;
+	unsigned long flags;
+	bool limit = false;
+
+	if (have >= n)
+		return 0;
+	if (n > qp->rq_size)
+		return -ENOBUFS;
+	spin_lock_irqsave(&srq->lock, flags);
+	if (srq->head - srq->tail < n - have) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -ENOBUFS;
+	}
+	for (; have < n; have++)
+		mroce_rwqe_copy(mroce_rq_wqe(qp, qp->rq_head++),
+				mroce_srq_wqe(srq, srq->tail++));
+	/* The limit fires once per arming, when the SRQ drops below it. */
+	if (srq->limit && srq->head - srq->tail < srq->limit) {
+		srq->limit = 0;
+		limit = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (limit)
+		mroce_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
+	return 0;
+}
+
+static int mroce_srq_check_udata(struct ib_device *ibdev, const char *verb,
+				 struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg_ratelimited(ibdev, "%s: unknown driver data\n", verb);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int mroce_srq_check_size(struct ib_device *ibdev, const char *verb,
+				u32 max_wr)
+{
+	if (!max_wr || max_wr > ibdev->attrs.max_srq_wr) {
+		ibdev_dbg_ratelimited(ibdev, "%s: max_wr %u out of range 1..%u\n",
+				      verb, max_wr, ibdev->attrs.max_srq_wr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mroce_create_srq(struct ib_srq *ibsrq,
+			    struct ib_srq_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct ib_device *ibdev = ibsrq->device;
+	struct mroce_dev *mdev = to_mdev(ibdev);
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC) {
+		ibdev_dbg_ratelimited(ibdev, "create_srq: type %d not supported\n",
+				      init->srq_type);
+		return -EOPNOTSUPP;
+	}
+	err = mroce_srq_check_size(ibdev, "create_srq", attr->max_wr);
+	if (err)
+		return err;
+	if (attr->max_sge > MROCE_QP_MAX_SGE ||
+	    attr->srq_limit > attr->max_wr) {
+		ibdev_dbg_ratelimited(ibdev, "create_srq: max_sge %u (at most %u) or srq_limit %u (at most max_wr) out of range\n",
+				      attr->max_sge, MROCE_QP_MAX_SGE,
+				      attr->srq_limit);
+		return -EINVAL;
+	}
+	err = mroce_srq_check_udata(ibdev, "create_srq", udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&mdev->srq_count) > ibdev->attrs.max_srq) {
+		ibdev_dbg_ratelimited(ibdev, "create_srq: limit of %u SRQs reached\n",
+				      ibdev->attrs.max_srq);
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&srq->lock);
+	srq->size = roundup_pow_of_two(attr->max_wr);
+	srq->max_sge = max(attr->max_sge, 1U);
+	srq->head = 0;
+	srq->tail = 0;
+	srq->limit = attr->srq_limit;
+	srq->wqe = kvcalloc(srq->size, sizeof(*srq->wqe), GFP_KERNEL);
+	if (!srq->wqe) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	attr->max_wr = srq->size;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_count:
+	atomic_dec(&mdev->srq_count);
+	return err;
+}
+
+/* IB_SRQ_MAX_WR: move the posted WQEs to a ring of the new size. */
+static int mroce_srq_resize(struct mroce_srq *srq, u32 max_wr)
+{
+	struct ib_device *ibdev = srq->ibsrq.device;
+	u32 size = roundup_pow_of_two(max_wr), i, queued;
+	struct mroce_rwqe *ring, *old;
+	unsigned long flags;
+
+	ring = kvcalloc(size, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	spin_lock_irqsave(&srq->lock, flags);
+	queued = srq->head - srq->tail;
+	if (queued > max_wr || srq->limit > max_wr) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		kvfree(ring);
+		ibdev_dbg_ratelimited(ibdev, "modify_srq: max_wr %u is below the %u queued or the limit %u\n",
+				      max_wr, queued, srq->limit);
+		return -EINVAL;
+	}
+	for (i = srq->tail; i != srq->head; i++)
+		mroce_rwqe_copy(&ring[i & (size - 1)], mroce_srq_wqe(srq, i));
+	old = srq->wqe;
+	srq->wqe = ring;
+	srq->size = size;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	kvfree(old);
+	return 0;
+}
+
+static int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct ib_device *ibdev = ibsrq->device;
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	unsigned long flags;
+	int err;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
+		ibdev_dbg_ratelimited(ibdev, "modify_srq: unsupported mask %#x\n",
+				      mask);
+		return -EINVAL;
+	}
+	err = mroce_srq_check_udata(ibdev, "modify_srq", udata);
+	if (err)
+		return err;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = mroce_srq_check_size(ibdev, "modify_srq", attr->max_wr);
+		if (!err)
+			err = mroce_srq_resize(srq, attr->max_wr);
+		if (err)
+			return err;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		spin_lock_irqsave(&srq->lock, flags);
+		if (attr->srq_limit > srq->size)
+			err = -EINVAL;
+		else
+			srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+		if (err)
+			ibdev_dbg_ratelimited(ibdev, "modify_srq: limit %u above max_wr %u\n",
+					      attr->srq_limit, srq->size);
+	}
+	return err;
+}
+
+static int mroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	attr->max_wr = srq->size;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = srq->limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return 0;
+}
+
+/* The core refuses while QPs use the SRQ (-EBUSY), so none binds now. */
+static int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+
+	kvfree(srq->wqe);
+	srq->wqe = NULL;
+	atomic_dec(&to_mdev(ibsrq->device)->srq_count);
+	return 0;
+}
+
+/*
+ * Kernel consumers and ib_uverbs (POST_SRQ_RECV, which has copied the
+ * user's work requests into kernel memory) both come here; the SGEs are
+ * only checked against their MRs when data is placed.
+ */
+static int mroce_post_srq_recv(struct ib_srq *ibsrq,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	struct mroce_rwqe *rwqe;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			ibdev_dbg_ratelimited(ibsrq->device, "post_srq_recv: num_sge %d > max_sge %u\n",
+					      wr->num_sge, srq->max_sge);
+			err = -EINVAL;
+			break;
+		}
+		if (srq->head - srq->tail >= srq->size) {
+			ibdev_dbg_ratelimited(ibsrq->device, "post_srq_recv: SRQ full (%u)\n",
+					      srq->size);
+			err = -ENOMEM;
+			break;
+		}
+		rwqe = mroce_srq_wqe(srq, srq->head);
+		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
+		rwqe->wr_id = wr->wr_id;
+		rwqe->num_sge = wr->num_sge;
+		memcpy(rwqe->sge, wr->sg_list,
+		       wr->num_sge * sizeof(*wr->sg_list));
+		srq->head++;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+const struct ib_device_ops mroce_srq_ops = {
+	.create_srq = mroce_create_srq,
+	.destroy_srq = mroce_destroy_srq,
+	.modify_srq = mroce_modify_srq,
+	.post_srq_recv = mroce_post_srq_recv,
+	.query_srq = mroce_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, mroce_srq, ibsrq),
+};
