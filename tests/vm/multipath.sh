@@ -220,7 +220,7 @@ plane_tx() {
 	plane_tx >"$OUT/fo.3"; date +%s.%N >>"$OUT/fo.t"
 ) &
 fail_job=$!
-gf=$(write_bw failover h2 h1 700) || gf=0
+gf=$(write_bw failover h2 h1 900) || gf=0
 wait $fail_job
 fig "plane 1 failed for 6 s mid-transfer: transfer goodput $gf Mbit/s"
 # Per-plane bytes in each phase: before (0-1 is the first 3 s of failure,
