@@ -306,6 +306,9 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 
 void mroce_uqp_rx_prepare(struct mroce_qp *qp)
 {
+	/* In error only a flush may take WQEs: they must complete. */
+	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_ERR)
+		return;
 	if (mroce_uqp_pull_recv(qp))
 		mroce_qp_error(qp);
 }
