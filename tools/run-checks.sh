@@ -77,7 +77,7 @@ tar -c --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
 	--exclude='*.mod.c' --exclude=modules.order --exclude=build \
 	Kbuild drivers include kunit tests/kmod | tar -x -C "$moddir"
 if step modules-for-debug make -s -C "$kdir_debug" M="$moddir" W=1 modules; then
-	for t in kunit smoke verbs-mr verbs-cq; do
+	for t in kunit smoke verbs-mr verbs-cq verbs-ring; do
 		step "vm-$t" tools/vm/run-vm.sh -k "$bz_debug" -s tests/vm/$t.sh \
 			-o "$logs/vm-$t" -t 900 -m 2048 \
 			-e REPO="$repo" -e KDIR="$kdir_debug" -e MODDIR="$moddir"

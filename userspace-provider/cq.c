@@ -2,10 +2,11 @@
 /*
  * MetaRoCE userspace provider: Completion queues.
  *
- * For now every poll and arm goes through the kernel (ibv_cmd_poll_cq,
- * ibv_cmd_req_notify_cq); the ring will later be mapped into userspace.
- * The extended CQ (ibv_create_cq_ex) polls one completion per start_poll /
- * next_poll into cq->cur and serves the read_* accessors from it.
+ * The kernel writes completions into a ring mapped into this process
+ * (ring.h); polling reads it without entering the kernel. Arming
+ * (ibv_req_notify_cq) and resizing are uverbs commands. The extended CQ
+ * (ibv_create_cq_ex) polls one completion per start_poll / next_poll into
+ * cq->cur and serves the read_* accessors from it.
  */
 
 #include <config.h>
@@ -16,10 +17,13 @@
 #include <string.h>
 
 #include "metaroce.h"
+#include "ring.h"
 
 struct metaroce_cq {
 	struct verbs_cq vcq;
-	pthread_spinlock_t lock;	/* held from start_poll to end_poll */
+	/* ring.local (cons); held by poll, resize and start..end_poll */
+	pthread_spinlock_t lock;
+	struct metaroce_ring ring;
 	struct ibv_wc cur;		/* the completion being read (cq_ex) */
 };
 
@@ -33,11 +37,58 @@ static inline struct metaroce_cq *to_mcq(struct ibv_cq *ibcq)
 	return container_of(ibcq, struct metaroce_cq, vcq.cq);
 }
 
+/*
+ * Take the next completion from the ring into @wc: 0, or ENOENT when there
+ * is none. cq->lock held. The srq branch's cq_ex and ibv_poll_cq share it.
+ */
+static int metaroce_cq_poll_one(struct metaroce_cq *cq, struct ibv_wc *wc)
+{
+	struct metaroce_ring *r = &cq->ring;
+	const struct metaroce_cqe *cqe;
+	int n;
+
+	if (!r->map) {
+		/* A CQ without a ring (never with an ABI 2 kernel). */
+		errno = 0;
+		n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, wc);
+		if (n < 0)
+			return errno ? errno : EIO;
+		return n ? 0 : ENOENT;
+	}
+	/* Acquire: the CQE is read only after the index that covers it. */
+	if (r->local == metaroce_ring_load(&r->hdr->prod))
+		return ENOENT;
+	cqe = metaroce_ring_elem(r, r->local);
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->imm_data = cqe->imm_data;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = cqe->wc_flags;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	/* Release: the slot is free only once we have read it. */
+	metaroce_ring_store(&r->hdr->cons, ++r->local);
+	return 0;
+}
+
+static void metaroce_cq_free(struct metaroce_cq *cq)
+{
+	metaroce_ring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
 static struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 					 struct ibv_comp_channel *channel,
 					 int comp_vector)
 {
-	struct ib_uverbs_create_cq_resp resp;
+	struct umetaroce_create_cq_resp resp = {};
 	struct ibv_create_cq cmd;
 	struct metaroce_cq *cq;
 	int err;
@@ -56,51 +107,40 @@ static struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 
 	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
+				&resp.ibv_resp, sizeof(resp));
 	if (err) {
 		pthread_spin_destroy(&cq->lock);
 		free(cq);
 		errno = err;
 		return NULL;
 	}
+	err = metaroce_ring_map(&cq->ring, context->cmd_fd, &resp.cq,
+				sizeof(struct metaroce_cqe));
+	if (err) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		metaroce_cq_free(cq);
+		errno = err;
+		return NULL;
+	}
 	return &cq->vcq.cq;
-}
-
-/*
- * uverbs copies the kernel's wc_flags (enum ib_wc_flags) unchanged, and
- * they are not libibverbs' (enum ibv_wc_flags): invalidate and checksum
- * swap places, and the kernel's SMAC, VLAN and network header type bits
- * mean tag matching here. Keep what has a meaning here, in its place.
- */
-enum {
-	KERN_WC_GRH = 1 << 0,
-	KERN_WC_WITH_IMM = 1 << 1,
-	KERN_WC_WITH_INVALIDATE = 1 << 2,
-	KERN_WC_IP_CSUM_OK = 1 << 3,
-};
-
-static void metaroce_wc_fix_flags(struct ibv_wc *wc)
-{
-	unsigned int k = wc->wc_flags;
-
-	wc->wc_flags = (k & KERN_WC_GRH ? IBV_WC_GRH : 0) |
-		       (k & KERN_WC_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
-		       (k & KERN_WC_WITH_INVALIDATE ? IBV_WC_WITH_INV : 0) |
-		       (k & KERN_WC_IP_CSUM_OK ? IBV_WC_IP_CSUM_OK : 0);
 }
 
 static int metaroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	int n, i;
+	struct metaroce_cq *cq = to_mcq(ibcq);
+	int n, err = 0;
 
-	if (ne <= 0)
-		return 0;
-	/* No more than the CQ holds; also bounds ibv_cmd_poll_cq's buffer. */
-	if (ne > ibcq->cqe)
-		ne = ibcq->cqe;
-	n = ibv_cmd_poll_cq(ibcq, ne, wc);
-	for (i = 0; i < n; i++)
-		metaroce_wc_fix_flags(&wc[i]);
+	pthread_spin_lock(&cq->lock);
+	for (n = 0; n < ne; n++) {
+		err = metaroce_cq_poll_one(cq, &wc[n]);
+		if (err)
+			break;
+	}
+	pthread_spin_unlock(&cq->lock);
+	if (err && err != ENOENT && !n) {
+		errno = err;
+		return -1;
+	}
 	return n;
 }
 
@@ -109,31 +149,48 @@ static int metaroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
+/*
+ * The kernel moves the pending CQEs to a new ring and removes the old one;
+ * we map the new ring before anyone polls again.
+ */
 static int metaroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	struct ib_uverbs_resize_cq_resp resp;
+	struct umetaroce_resize_cq_resp resp = {};
+	struct metaroce_cq *cq = to_mcq(ibcq);
+	struct metaroce_ring old;
 	struct ibv_resize_cq cmd;
+	int ret;
 
 	if (cqe < 1)
 		return EINVAL;
-	return ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
-				 &resp, sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!ret && cq->ring.map) {
+		old = cq->ring;
+		ret = metaroce_ring_map(&cq->ring, ibcq->context->cmd_fd,
+					&resp.cq, sizeof(struct metaroce_cqe));
+		if (ret)
+			cq->ring = old;	/* stale, but never unmapped under us */
+		else
+			metaroce_ring_unmap(&old);
+	}
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 static int metaroce_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct metaroce_cq *cq = to_mcq(ibcq);
 	int ret;
 
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	metaroce_cq_free(to_mcq(ibcq));
 	return 0;
 }
 
-/* Extended CQ: one completion at a time through the kernel. */
+/* Extended CQ: one completion at a time from the ring. */
 
 enum {
 	METAROCE_SUP_WC_FLAGS = IBV_WC_EX_WITH_BYTE_LEN |
@@ -145,30 +202,12 @@ enum {
 				IBV_WC_EX_WITH_DLID_PATH_BITS,
 };
 
-/*
- * Take one completion off the CQ into *wc: 0, ENOENT when there is none,
- * or an errno. The extended CQ is built on this alone, so that a new
- * completion path only has to replace it.
- */
-static int metaroce_poll_one(struct metaroce_cq *cq, struct ibv_wc *wc)
-{
-	int n;
-
-	errno = 0;
-	n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, wc);
-	if (n < 0)
-		return errno ? errno : EIO;
-	if (!n)
-		return ENOENT;
-	metaroce_wc_fix_flags(wc);
-	return 0;
-}
-
 /* Poll the next completion into cq->cur: 0, ENOENT or an errno. */
 static int metaroce_cq_ex_fetch(struct metaroce_cq *cq)
 {
-	int ret = metaroce_poll_one(cq, &cq->cur);
+	int ret;
 
+	ret = metaroce_cq_poll_one(cq, &cq->cur);
 	if (ret)
 		return ret;
 	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
@@ -256,7 +295,7 @@ static uint8_t metaroce_read_dlid_path_bits(struct ibv_cq_ex *cq_ex)
 static struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 					       struct ibv_cq_init_attr_ex *attr)
 {
-	struct ib_uverbs_ex_create_cq_resp resp;
+	struct umetaroce_create_cq_ex_resp resp = {};
 	struct ibv_create_cq_ex cmd;
 	struct ibv_cq_ex *cq_ex;
 	struct metaroce_cq *cq;
@@ -279,10 +318,18 @@ static struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp, sizeof(resp), 0);
+				   &resp.ibv_resp, sizeof(resp), 0);
 	if (err) {
 		pthread_spin_destroy(&cq->lock);
 		free(cq);
+		errno = err;
+		return NULL;
+	}
+	err = metaroce_ring_map(&cq->ring, context->cmd_fd, &resp.cq,
+				sizeof(struct metaroce_cqe));
+	if (err) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		metaroce_cq_free(cq);
 		errno = err;
 		return NULL;
 	}

@@ -16,5 +16,13 @@
 
 DECLARE_DRV_CMD(umetaroce_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
 		empty, metaroce_alloc_ucontext_resp);
+DECLARE_DRV_CMD(umetaroce_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
+		empty, metaroce_create_cq_resp);
+DECLARE_DRV_CMD(umetaroce_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		empty, metaroce_create_cq_resp);
+DECLARE_DRV_CMD(umetaroce_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		empty, metaroce_resize_cq_resp);
+DECLARE_DRV_CMD(umetaroce_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
+		empty, metaroce_create_qp_resp);
 
 #endif /* METAROCE_PROVIDER_ABI_H */

@@ -12,6 +12,7 @@
 #include <ccan/container_of.h>
 
 #include "metaroce-abi.h"
+#include "ring.h"
 
 struct metaroce_device {
 	struct verbs_device ibv_dev;
@@ -43,6 +44,11 @@ struct metaroce_wr_batch {
 struct metaroce_qp {
 	struct verbs_qp vqp;
 	struct metaroce_wr_batch batch;
+	/* RC QPs: send and receive rings shared with the kernel (ring.h) */
+	pthread_spinlock_t sq_lock;	/* sq.local */
+	pthread_spinlock_t rq_lock;	/* rq.local */
+	struct metaroce_ring sq;
+	struct metaroce_ring rq;
 };
 
 static inline struct metaroce_qp *to_mqp(struct ibv_qp *ibqp)

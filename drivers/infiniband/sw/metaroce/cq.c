@@ -2,9 +2,11 @@
 /*
  * MetaRoCE completion queues.
  *
- * A CQ is a ring of struct ib_wc under a spinlock taken with interrupts
- * off, so the transport may post from softirq. Userspace polls through the
- * kernel for now (ib_uverbs calls poll_cq).
+ * A kernel CQ is a ring of struct ib_wc under a spinlock taken with
+ * interrupts off, so the transport may post from softirq. A user CQ is a
+ * ring of struct metaroce_cqe shared with the process (queue.c), which
+ * polls it without entering the kernel; the kernel only produces into it,
+ * under the same lock, and reads nothing from it but the consumer index.
  *
  * Upcalls (the completion handler and IB_EVENT_CQ_ERR) run without the
  * lock. Each one is counted in cq->upcalls while the lock is still held,
@@ -64,6 +66,161 @@ static void mroce_ring_move(struct mroce_cq_ring *to,
 			*mroce_ring_at(from, from->cons++);
 }
 
+/* Shared (user) CQs. */
+
+static u32 mroce_cqe_flags(int wc_flags)
+{
+	u32 f = 0;
+
+	if (wc_flags & IB_WC_GRH)
+		f |= METAROCE_WC_F_GRH;
+	if (wc_flags & IB_WC_WITH_IMM)
+		f |= METAROCE_WC_F_WITH_IMM;
+	if (wc_flags & IB_WC_WITH_INVALIDATE)
+		f |= METAROCE_WC_F_WITH_INV;
+	return f;
+}
+
+static void mroce_cqe_from_wc(struct metaroce_cqe *cqe, const struct ib_wc *wc)
+{
+	struct metaroce_cqe c = {
+		.wr_id = wc->wr_id,
+		.status = wc->status,
+		.opcode = wc->opcode,
+		.vendor_err = wc->vendor_err,
+		.byte_len = wc->byte_len,
+		.qp_num = wc->qp ? wc->qp->qp_num : 0,
+		.src_qp = wc->src_qp,
+		.wc_flags = mroce_cqe_flags(wc->wc_flags),
+		.pkey_index = wc->pkey_index,
+		.slid = wc->slid,
+		.sl = wc->sl,
+		.dlid_path_bits = wc->dlid_path_bits,
+	};
+
+	if (wc->wc_flags & IB_WC_WITH_IMM)
+		c.imm_data = (__force u32)wc->ex.imm_data;
+	else if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		c.imm_data = wc->ex.invalidate_rkey;
+	memcpy(cqe, &c, sizeof(c));
+}
+
+/*
+ * CQEs queued in the shared ring, from our producer index and the
+ * consumer index userspace wrote; more than the ring holds means that
+ * index is garbage (the caller then reports an overflow).
+ */
+static u32 mroce_cq_shared_count(struct mroce_cq *cq)
+{
+	return cq->uprod - READ_ONCE(cq->uq.hdr->cons);
+}
+
+static u32 mroce_cq_count(struct mroce_cq *cq)
+{
+	if (mroce_cq_is_shared(cq))
+		return mroce_cq_shared_count(cq);
+	return mroce_ring_count(&cq->ring);
+}
+
+static bool mroce_cq_full(struct mroce_cq *cq)
+{
+	if (mroce_cq_is_shared(cq))
+		return mroce_cq_shared_count(cq) >= cq->uq.num;
+	return mroce_ring_full(&cq->ring);
+}
+
+static void mroce_cq_push(struct mroce_cq *cq, const struct ib_wc *wc)
+{
+	if (!mroce_cq_is_shared(cq)) {
+		*mroce_ring_at(&cq->ring, cq->ring.prod++) = *wc;
+		return;
+	}
+	mroce_cqe_from_wc(mroce_queue_elem(&cq->uq, cq->uprod), wc);
+	/* The CQE is visible before the index that publishes it. */
+	smp_store_release(&cq->uq.hdr->prod, ++cq->uprod);
+}
+
+static struct ib_ucontext *mroce_udata_uctx(struct ib_udata *udata)
+{
+	struct mroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
+
+	return uc ? &uc->ibuc : NULL;
+}
+
+/* A user CQ with a provider of our ABI gets a shared ring. */
+static int mroce_cq_create_shared(struct mroce_cq *cq, u32 size,
+				  struct ib_udata *udata)
+{
+	struct metaroce_create_cq_resp resp = {};
+	struct ib_ucontext *uctx = mroce_udata_uctx(udata);
+	int err;
+
+	if (!uctx)
+		return -EINVAL;
+	cq->uprod = 0;
+	err = mroce_queue_create(uctx, &cq->uq, size,
+				 sizeof(struct metaroce_cqe), &resp.cq);
+	if (err)
+		return err;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		mroce_queue_destroy(&cq->uq);
+	return err;
+}
+
+static int mroce_cq_resize_shared(struct mroce_cq *cq, u32 size,
+				  struct ib_udata *udata)
+{
+	struct metaroce_resize_cq_resp resp = {};
+	struct ib_cq *ibcq = &cq->ibcq;
+	struct mroce_queue new, old;
+	unsigned long flags;
+	u32 queued, i;
+	int err;
+
+	if (!udata || udata->outlen < sizeof(resp)) {
+		ibdev_info_ratelimited(ibcq->device, "resize_cq: response too short\n");
+		return -EINVAL;
+	}
+	err = mroce_queue_create(mroce_udata_uctx(udata), &new, size,
+				 sizeof(struct metaroce_cqe), &resp.cq);
+	if (err)
+		return err;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_new;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	queued = mroce_cq_shared_count(cq);
+	if (queued > cq->uq.num || queued > size) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		ibdev_info_ratelimited(ibcq->device,
+				       "resize_cq: %u CQEs queued, ring %u, new size %u\n",
+				       queued, cq->uq.num, size);
+		err = -EINVAL;
+		goto err_new;
+	}
+	/* Pending CQEs move in order to the start of the new ring. */
+	for (i = 0; i < queued; i++)
+		memcpy(mroce_queue_elem(&new, i),
+		       mroce_queue_elem(&cq->uq, cq->uprod - queued + i),
+		       sizeof(struct metaroce_cqe));
+	new.hdr->prod = queued;
+	old = cq->uq;
+	cq->uq = new;
+	cq->uprod = queued;
+	ibcq->cqe = size;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	mroce_queue_destroy(&old);
+	return 0;
+
+err_new:
+	mroce_queue_destroy(&new);
+	return err;
+}
+
 /* Sizes and checks. */
 
 static int mroce_cq_check_cqe(struct ib_device *ibdev, const char *verb,
@@ -120,6 +277,14 @@ static int mroce_create_cq(struct ib_cq *ibcq,
 	cq->notify = 0;
 	cq->error = false;
 	cq->dying = false;
+	if (udata && udata->outlen >= sizeof(struct metaroce_create_cq_resp)) {
+		err = mroce_cq_create_shared(cq, roundup_pow_of_two(attr->cqe),
+					     udata);
+		if (err)
+			return err;
+		ibcq->cqe = cq->uq.num;
+		return 0;
+	}
 	err = mroce_ring_init(&cq->ring, roundup_pow_of_two(attr->cqe));
 	if (err)
 		return err;
@@ -139,7 +304,10 @@ static int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* Upcalls counted before dying was set may still be running. */
 	wait_var_event(&cq->upcalls, !atomic_read(&cq->upcalls));
 
-	mroce_ring_free(&cq->ring);
+	if (mroce_cq_is_shared(cq))
+		mroce_queue_destroy(&cq->uq);
+	else
+		mroce_ring_free(&cq->ring);
 	return 0;
 }
 
@@ -151,6 +319,12 @@ static int mroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 
 	if (num <= 0)
 		return 0;
+	if (mroce_cq_is_shared(cq)) {
+		ibdev_info_ratelimited(ibcq->device,
+				       "poll_cq: CQ %u is polled in userspace\n",
+				       ibcq->res.id);
+		return -EOPNOTSUPP;
+	}
 
 	spin_lock_irqsave(&cq->lock, flags);
 	n = min_t(u32, num, mroce_ring_count(&cq->ring));
@@ -178,7 +352,7 @@ static int mroce_req_notify_cq(struct ib_cq *ibcq,
 	/* An arm for any completion is not narrowed by a solicited one. */
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = arm;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && mroce_ring_count(&cq->ring))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && mroce_cq_count(cq))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
@@ -200,6 +374,9 @@ static int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		ibdev_info_ratelimited(ibcq->device, "resize_cq: unknown driver data\n");
 		return -EOPNOTSUPP;
 	}
+
+	if (mroce_cq_is_shared(cq))
+		return mroce_cq_resize_shared(cq, roundup_pow_of_two(cqe), udata);
 
 	err = mroce_ring_init(&new, roundup_pow_of_two(cqe));
 	if (err)
@@ -238,7 +415,7 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		spin_unlock_irqrestore(&cq->lock, flags);
 		return -ENOSPC;
 	}
-	if (unlikely(mroce_ring_full(&cq->ring))) {
+	if (unlikely(mroce_cq_full(cq))) {
 		cq->error = true;
 		upcall = !cq->dying && ibcq->event_handler;
 		if (upcall)
@@ -260,7 +437,7 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		return -ENOSPC;
 	}
 
-	*mroce_ring_at(&cq->ring, cq->ring.prod++) = *wc;
+	mroce_cq_push(cq, wc);
 
 	upcall = cq->notify == IB_CQ_NEXT_COMP ||
 		 (cq->notify == IB_CQ_SOLICITED &&
@@ -287,6 +464,8 @@ int mroce_cq_discard_qp(struct mroce_cq *cq, struct ib_qp *qp)
 	u32 i, keep;
 	int n;
 
+	if (mroce_cq_is_shared(cq))
+		return 0;
 	spin_lock_irqsave(&cq->lock, flags);
 	keep = ring->cons;
 	for (i = ring->cons; i != ring->prod; i++) {

@@ -8,12 +8,12 @@
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+#include "queue.h"
 
 /*
- * A ring of completions. Indices run freely and are reduced modulo the
- * power-of-two size, so all of its slots are usable and
- * prod - cons is the number queued. Kept apart from the CQ so that the
- * ring can later move to memory shared with userspace.
+ * A ring of completions for kernel consumers. Indices run freely and are
+ * reduced modulo the power-of-two size, so all of its slots are usable
+ * and prod - cons is the number queued.
  */
 struct mroce_cq_ring {
 	struct ib_wc *wc;
@@ -25,12 +25,19 @@ struct mroce_cq_ring {
 struct mroce_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;		/* ring, notify, error, dying */
-	struct mroce_cq_ring ring;
+	struct mroce_cq_ring ring;	/* kernel CQ */
+	struct mroce_queue uq;		/* user CQ: CQEs shared with userspace */
+	u32 uprod;			/* our copy of uq's prod */
 	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
 	bool error;			/* overflowed: IB_EVENT_CQ_ERR raised */
 	bool dying;			/* destroy_cq began: no more upcalls */
 	atomic_t upcalls;		/* handlers running outside the lock */
 };
+
+static inline bool mroce_cq_is_shared(const struct mroce_cq *cq)
+{
+	return cq->uq.entry;
+}
 
 static inline struct mroce_cq *to_mcq(struct ib_cq *ibcq)
 {
@@ -48,8 +55,8 @@ int mroce_cq_post(struct mroce_cq *cq, const struct ib_wc *wc, bool solicited);
 /*
  * Drop the queued completions of @qp (wc->qp == @qp); returns how many.
  * Must be called for both of its CQs when a QP is destroyed, before it is
- * freed: a queued ib_wc points at its QP, and ib_uverbs dereferences
- * wc->qp when it copies a completion to userspace.
+ * freed: a queued ib_wc points at its QP. A shared CQ keeps them: its
+ * CQEs name the QP by number only, and userspace owns what is queued.
  */
 int mroce_cq_discard_qp(struct mroce_cq *cq, struct ib_qp *qp);
 

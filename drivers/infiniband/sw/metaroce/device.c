@@ -13,6 +13,7 @@
 #include <metaroce/wire.h>
 #include "metaroce.h"
 #include "qp.h"
+#include "queue.h"
 
 /* Outer IPv6 + UDP + the largest MetaRoCE header: what one packet costs. */
 #define MROCE_ENCAP_OVERHEAD	(40 + 8 + METAROCE_MAX_HDR_LEN)
@@ -301,6 +302,8 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,
 	.get_port_immutable = mroce_get_port_immutable,
+	.mmap = mroce_mmap,
+	.mmap_free = mroce_mmap_free,
 	.modify_device = mroce_modify_device,
 	.query_device = mroce_query_device,
 	.query_pkey = mroce_query_pkey,

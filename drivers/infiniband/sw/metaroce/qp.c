@@ -16,6 +16,7 @@
 #include "trace.h"
 #include "srq.h"
 #include "ud.h"
+#include "uqp.h"
 
 struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
 {
@@ -76,6 +77,7 @@ void mroce_qp_complete_send(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	struct ib_wc wc = {};
 
 	qp->sq_tail++;
+	mroce_uqp_sq_done(qp);
 	if (status == IB_WC_SUCCESS && !(wqe->send_flags & IB_SEND_SIGNALED) &&
 	    !qp->sq_sig_all)
 		return;
@@ -101,15 +103,21 @@ void mroce_qp_flush(struct mroce_qp *qp)
 		mroce_post_wc(qp, qp->ibqp.send_cq, &wc, false);
 	}
 	qp->sq_tx = qp->sq_tail;
-	while (qp->rq && qp->rq_tail != qp->rq_head) {
-		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_tail);
+	mroce_uqp_sq_done(qp);
+	/* A receive ring holds at most one more queue's worth: two passes. */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			mroce_uqp_pull_recv(qp);
+		while (qp->rq && qp->rq_tail != qp->rq_head) {
+			struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_tail);
 
-		qp->rq_tail++;
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = rwqe->wr_id;
-		wc.status = IB_WC_WR_FLUSH_ERR;
-		wc.opcode = IB_WC_RECV;
-		mroce_post_wc(qp, qp->ibqp.recv_cq, &wc, false);
+			qp->rq_tail++;
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = rwqe->wr_id;
+			wc.status = IB_WC_WR_FLUSH_ERR;
+			wc.opcode = IB_WC_RECV;
+			mroce_post_wc(qp, qp->ibqp.recv_cq, &wc, false);
+		}
 	}
 }
 
@@ -122,6 +130,7 @@ void mroce_qp_error(struct mroce_qp *qp)
 		return;
 	trace_mroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 	qp->state = IB_QPS_ERR;
+	mroce_uqp_state_changed(qp);
 	mroce_qp_flush(qp);
 	if (qp->ibqp.event_handler) {
 		ev.device = qp->ibqp.device;
@@ -209,6 +218,12 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_free;
 	}
 
+	if (udata) {
+		err = mroce_uqp_create(qp, init, udata);
+		if (err)
+			goto err_free;
+	}
+
 	if (init->qp_type == IB_QPT_GSI) {
 		/* QP1 of the (single) port; QPNs below 16 are reserved. */
 		qpn = METAROCE_QPN_GSI;
@@ -231,6 +246,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_free:
 	mroce_paths_destroy(qp);
+	mroce_uqp_destroy(qp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return err;
@@ -283,6 +299,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->srtt_ns = 0;
 	qp->rttvar_ns = 0;
 	memset(qp->tx, 0, sizeof(qp->tx));
+	mroce_uqp_reset(qp);
 }
 
 static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -432,6 +449,7 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->recv_cq != ibqp->send_cq)
 		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
 	mroce_paths_destroy(qp);
+	mroce_uqp_destroy(qp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return 0;
@@ -576,6 +594,15 @@ static int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (mroce_qp_is_ud(qp))
 		return mroce_ud_post_send(qp, wr, bad_wr);
+	if (mroce_qp_has_rings(qp)) {
+		if (!wr)
+			return mroce_uqp_post_send(qp);
+		ibdev_info_ratelimited(ibqp->device,
+				       "qp %u: post_send with WRs to a ring QP\n",
+				       ibqp->qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (qp->is_user)
 		return mroce_post_send_user(qp, wr, bad_wr);
 	spin_lock_bh(&qp->lock);
@@ -639,6 +666,15 @@ static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (mroce_qp_is_ud(qp))
 		return mroce_ud_post_recv(qp, wr, bad_wr);
+	if (mroce_qp_has_rings(qp)) {
+		if (!wr)
+			return mroce_uqp_post_recv(qp);
+		ibdev_info_ratelimited(ibqp->device,
+				       "qp %u: post_recv with WRs to a ring QP\n",
+				       ibqp->qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_bh(&qp->lock);
 	if (qp->state == IB_QPS_RESET) {
 		err = -EINVAL;

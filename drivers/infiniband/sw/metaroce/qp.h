@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include "metaroce.h"
 #include "ah.h"
+#include "queue.h"
 #include "proto/sack.h"
 #include "proto/path.h"
 
@@ -176,6 +177,11 @@ struct mroce_qp {
 	u32 rq_size;
 	u32 rq_head, rq_tail;
 	u32 rq_msn;			/* receive MSN of the WQE at rq_tail */
+
+	/* user RC QPs: rings shared with the process (uqp.c) */
+	struct mroce_queue usq;
+	struct mroce_queue urq;
+	u32 urq_cons;			/* receive WQEs taken from urq */
 
 	/* requester */
 	u32 snd_psn;			/* next new PSN */

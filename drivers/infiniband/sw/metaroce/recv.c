@@ -14,6 +14,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "ud.h"
+#include "uqp.h"
 #include "cq.h"
 #include "mr.h"
 #include "proto/psn.h"
@@ -507,6 +508,7 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 		mroce_count(mdev, MROCE_CNT_RX_DROP_QP_TYPE, 1);
 	} else {
 		spin_lock_bh(&qp->lock);
+		mroce_uqp_rx_prepare(qp);
 		mroce_rx_locked(qp, &hdr,
 				skb->data + sizeof(struct udphdr) + hlen,
 				hdr.payload_len);

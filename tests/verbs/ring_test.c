@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The userspace fast path: CQ, send and receive rings shared with the
+ * kernel (<rdma/metaroce-abi.h>).
+ *
+ *   ring_test DEVICE
+ *
+ * Two RC QPs of the one device connected to each other through its IPv4
+ * RoCEv2 GID, as in access_test. Checks that
+ *  - ibv_post_recv and ibv_poll_cq work with the uverbs fd replaced by
+ *    /dev/null, so they cannot have used a uverbs command (the VM script
+ *    also runs this under strace: no write or ioctl on the uverbs fd
+ *    between the "# poll phase" lines, and exactly one, the doorbell,
+ *    between the "# batch post" lines);
+ *  - every WR of a batch completes, in order;
+ *  - resize_cq keeps the pending completions, in order;
+ *  - hostile ring contents, written straight into the mapped rings the
+ *    way a buggy or malicious process could, are refused with an errno
+ *    or an error completion (the kernel logs each; the VM script checks
+ *    the log) and never crash the kernel.
+ * The rings are found in /proc/self/maps (mappings of the uverbs device)
+ * by their element size and count; the victim QP's sizes are unique.
+ * Prints TAP; exits non-zero if any check fails. Every wait is bounded.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/metaroce-abi.h>
+
+#include "tap.h"
+
+#define WAIT_MS		5000
+#define BATCH		128		/* WRs posted in one call */
+#define VICTIM_SQ	512		/* ring sizes no other QP here has */
+#define VICTIM_RQ	256
+#define BUF_LEN		(64 * 1024)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;
+static char *buf;
+static int gid_idx;
+static enum ibv_mtu mtu;
+
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Point the context's uverbs fd at /dev/null (write fails EBADF, ioctl
+ * ENOTTY), so any uverbs command fails; returns the saved fd.
+ */
+static int hide_cmd_fd(void)
+{
+	int saved = dup(ctx->cmd_fd), nul = open("/dev/null", O_RDONLY);
+
+	if (saved < 0 || nul < 0 || dup2(nul, ctx->cmd_fd) < 0)
+		return -1;
+	close(nul);
+	return saved;
+}
+
+static void restore_cmd_fd(int saved)
+{
+	dup2(saved, ctx->cmd_fd);
+	close(saved);
+}
+
+/* ---- finding the rings ---- */
+
+/* The mapped queue of the uverbs device with this geometry, or NULL. */
+static struct metaroce_queue_hdr *find_ring(uint32_t elem_size, uint32_t num)
+{
+	struct metaroce_queue_hdr *found = NULL;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		struct metaroce_queue_hdr *h;
+		unsigned long start;
+
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-", &start) != 1)
+			continue;
+		h = (struct metaroce_queue_hdr *)start;
+		if (h->elem_size == elem_size && h->num_elems == num)
+			found = h;
+	}
+	fclose(f);
+	return found;
+}
+
+static void *ring_slot(struct metaroce_queue_hdr *h, uint32_t idx)
+{
+	return (char *)h + METAROCE_QUEUE_DATA_OFFSET +
+	       (size_t)(idx & (h->num_elems - 1)) * h->elem_size;
+}
+
+static void set_prod(struct metaroce_queue_hdr *h, uint32_t v)
+{
+	__atomic_store_n(&h->prod, v, __ATOMIC_RELEASE);
+}
+
+/* The doorbells, as the provider rings them: a post with no WRs. */
+static int doorbell_send(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c = {};
+	struct ib_uverbs_post_send_resp resp = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		return errno;
+	return 0;
+}
+
+/* ---- QP pairs (A requests, B responds) ---- */
+
+struct pair {
+	struct ibv_cq *cqa, *cqb;
+	struct ibv_qp *a, *b;
+};
+
+static int modify(struct ibv_qp *qp, uint32_t dqpn, uint32_t psn_me,
+		  uint32_t psn_peer)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = psn_peer;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = gid_idx;
+	a.ah_attr.grh.hop_limit = 64;
+	if (ibv_query_gid(ctx, 1, gid_idx, &a.ah_attr.grh.dgid) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 10;
+	a.retry_cnt = 2;
+	a.rnr_retry = 1;
+	a.sq_psn = psn_me;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void pair_free(struct pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->cqa)
+		ibv_destroy_cq(p->cqa);
+	if (p->cqb)
+		ibv_destroy_cq(p->cqb);
+	memset(p, 0, sizeof(*p));
+}
+
+/* @victim: A gets the unique send ring size, B the unique receive one. */
+static bool pair_new(struct pair *p, bool victim, const char *what)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = BATCH, .max_recv_wr = BATCH,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->cqa = ibv_create_cq(ctx, 2 * BATCH, NULL, NULL, 0);
+	p->cqb = ibv_create_cq(ctx, 2 * BATCH, NULL, NULL, 0);
+	if (!p->cqa || !p->cqb)
+		goto fail;
+	ia.send_cq = ia.recv_cq = p->cqa;
+	if (victim)
+		ia.cap.max_send_wr = VICTIM_SQ;
+	p->a = ibv_create_qp(pd, &ia);
+	ia.send_cq = ia.recv_cq = p->cqb;
+	ia.cap.max_send_wr = BATCH;
+	if (victim)
+		ia.cap.max_recv_wr = VICTIM_RQ;
+	p->b = ibv_create_qp(pd, &ia);
+	if (!p->a || !p->b)
+		goto fail;
+	if (modify(p->a, p->b->qp_num, 100, 900) ||
+	    modify(p->b, p->a->qp_num, 900, 100))
+		goto fail;
+	return true;
+fail:
+	check(0, "%s: set up a connected QP pair (%s)", what, strerror(errno));
+	pair_free(p);
+	return false;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return (enum ibv_qp_state)-1;
+	return a.qp_state;
+}
+
+static bool wait_state(struct ibv_qp *qp, enum ibv_qp_state s)
+{
+	double end = now_ms() + WAIT_MS;
+
+	while (now_ms() < end) {
+		if (qp_state(qp) == s)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void fill_wr(struct ibv_send_wr *wr, struct ibv_sge *sge, uint64_t id,
+		    enum ibv_wr_opcode op, uint32_t len)
+{
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uintptr_t)buf;
+	sge->length = len;
+	sge->lkey = mr->lkey;
+	wr->wr_id = id;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = op;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->wr.rdma.remote_addr = (uintptr_t)buf + BUF_LEN / 2;
+	wr->wr.rdma.rkey = mr->rkey;
+}
+
+static int post_recvs(struct ibv_qp *qp, int n, uint64_t id0)
+{
+	struct ibv_recv_wr wr[BATCH], *bad;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf + BUF_LEN / 2, .length = 1024,
+		.lkey = mr->lkey,
+	};
+
+	for (int i = 0; i < n; i++) {
+		memset(&wr[i], 0, sizeof(wr[i]));
+		wr[i].wr_id = id0 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	return ibv_post_recv(qp, wr, &bad);
+}
+
+/* Up to @n completions within WAIT_MS; returns how many. */
+static int wait_wcs(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	double end = now_ms() + WAIT_MS;
+	int got = 0, r;
+
+	while (got < n && now_ms() < end) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			break;
+		got += r;
+		if (!r)
+			usleep(1000);
+	}
+	return got;
+}
+
+/* ---- cases ---- */
+
+static void case_batch_and_poll(void)
+{
+	struct ibv_send_wr wr[BATCH], *bad;
+	struct ibv_sge sge[BATCH];
+	struct ibv_wc wc[BATCH];
+	long empty = 0, spins = 0;
+	bool order = true;
+	struct pair p;
+	int got, ret, saved;
+
+	if (!pair_new(&p, false, "batch"))
+		return;
+
+	saved = hide_cmd_fd();
+	ret = post_recvs(p.b, BATCH, 5000);
+	restore_cmd_fd(saved);
+	check(saved >= 0 && ret == 0,
+	      "ibv_post_recv of %d WRs without the uverbs fd (ret %d)", BATCH,
+	      ret);
+
+	for (int i = 0; i < BATCH; i++) {
+		fill_wr(&wr[i], &sge[i], i, IBV_WR_SEND, 64);
+		wr[i].next = i + 1 < BATCH ? &wr[i + 1] : NULL;
+	}
+	note("batch post begin");
+	ret = ibv_post_send(p.a, wr, &bad);
+	note("batch post end");
+	check(ret == 0, "ibv_post_send of %d WRs in one call (ret %d)", BATCH,
+	      ret);
+
+	got = wait_wcs(p.cqb, wc, BATCH);
+	for (int i = 0; i < got; i++)
+		order &= wc[i].status == IBV_WC_SUCCESS &&
+			 wc[i].wr_id == 5000u + i && wc[i].byte_len == 64 &&
+			 wc[i].opcode == IBV_WC_RECV &&
+			 wc[i].qp_num == p.b->qp_num;
+	check(got == BATCH && order,
+	      "all %d receives complete in order (%d, wr_id/len/qp ok %d)",
+	      BATCH, got, order);
+	/* Let the last ACKs reach A; then poll with no uverbs fd. */
+	usleep(300 * 1000);
+
+	saved = hide_cmd_fd();
+	note("poll phase begin");
+	got = 0;
+	while (got < BATCH && spins < 200000000L) {
+		int n = ibv_poll_cq(p.cqa, 8, wc + got);
+
+		if (n < 0)
+			break;
+		got += n;
+		spins++;
+	}
+	for (int i = 0; i < 10000; i++)
+		empty += ibv_poll_cq(p.cqa, 8, wc) == 0;
+	note("poll phase end");
+	restore_cmd_fd(saved);
+	check(saved >= 0 && got == BATCH && empty == 10000,
+	      "without the uverbs fd: %d send completions polled, then 10000 empty polls (%d, %ld)",
+	      BATCH, got, empty);
+	order = true;
+	for (int i = 0; i < got; i++)
+		order &= wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == (uint64_t)i &&
+			 wc[i].opcode == IBV_WC_SEND && wc[i].qp_num == p.a->qp_num;
+	check(order, "send completions in order with wr_id, opcode, qp_num");
+	pair_free(&p);
+}
+
+static void case_resize(void)
+{
+	struct ibv_send_wr wr[11], *bad;
+	struct ibv_sge sge[11];
+	struct ibv_wc wc[16];
+	bool order = true;
+	struct pair p;
+	int got, ret;
+
+	if (!pair_new(&p, false, "resize"))
+		return;
+	post_recvs(p.b, 1, 7000);
+	for (int i = 0; i < 11; i++) {
+		fill_wr(&wr[i], &sge[i], 100 + i,
+			i == 10 ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, 256);
+		wr[i].next = i < 10 ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_send(p.a, wr, &bad);
+	got = wait_wcs(p.cqb, wc, 1);
+	usleep(300 * 1000);
+	check(ret == 0 && got == 1, "11 WRs posted, the last SEND arrived");
+
+	ret = ibv_resize_cq(p.cqa, 4);
+	check(ret == EINVAL, "resize_cq below the 11 pending fails EINVAL (%d)",
+	      ret);
+	ret = ibv_resize_cq(p.cqa, 1000);
+	check(ret == 0 && p.cqa->cqe >= 1000, "resize_cq up to 1000 (cqe %d)",
+	      p.cqa->cqe);
+	ret = ibv_resize_cq(p.cqa, 16);
+	check(ret == 0 && p.cqa->cqe == 16, "resize_cq down to 16 (cqe %d)",
+	      p.cqa->cqe);
+	got = ibv_poll_cq(p.cqa, 16, wc);
+	for (int i = 0; i < got; i++)
+		order &= wc[i].status == IBV_WC_SUCCESS &&
+			 wc[i].wr_id == 100u + i;
+	check(got == 11 && order,
+	      "the 11 completions survived both resizes, in order (%d)", got);
+	check(ibv_poll_cq(p.cqa, 16, wc) == 0, "and nothing more");
+
+	/* The resized ring works: one more round trip. */
+	post_recvs(p.b, 1, 7001);
+	fill_wr(&wr[0], &sge[0], 200, IBV_WR_SEND, 32);
+	wr[0].next = NULL;
+	ret = ibv_post_send(p.a, wr, &bad);
+	got = wait_wcs(p.cqa, wc, 1);
+	check(ret == 0 && got == 1 && wc[0].wr_id == 200 &&
+	      wc[0].status == IBV_WC_SUCCESS,
+	      "a send completes on the resized CQ");
+	pair_free(&p);
+}
+
+/* A hostile send WQE: the doorbell fails and A errors, the WQE flushed. */
+static void hostile_send(const char *what, void (*fill)(struct metaroce_send_wqe *))
+{
+	struct metaroce_queue_hdr *sq;
+	struct metaroce_send_wqe *w;
+	struct ibv_wc wc;
+	struct pair p;
+	uint32_t prod;
+	int ret, got;
+
+	if (!pair_new(&p, true, what))
+		return;
+	sq = find_ring(sizeof(struct metaroce_send_wqe), VICTIM_SQ);
+	check(sq != NULL, "%s: found the send ring in /proc/self/maps", what);
+	if (!sq) {
+		pair_free(&p);
+		return;
+	}
+	prod = sq->prod;
+	w = ring_slot(sq, prod);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = 0xbad0;
+	w->opcode = IB_UVERBS_WR_SEND;
+	w->send_flags = IBV_SEND_SIGNALED;
+	w->num_sge = 1;
+	w->sge[0].addr = (uintptr_t)buf;
+	w->sge[0].length = 8;
+	w->sge[0].lkey = mr->lkey;
+	fill(w);
+	set_prod(sq, prod + 1);
+	ret = doorbell_send(p.a);
+	got = wait_wcs(p.cqa, &wc, 1);
+	check(ret == EINVAL, "%s: the doorbell fails EINVAL (%d)", what, ret);
+	check(got == 1 && wc.wr_id == 0xbad0 && wc.status != IBV_WC_SUCCESS,
+	      "%s: an error completion for it (%s)", what,
+	      got ? ibv_wc_status_str(wc.status) : "none");
+	check(wait_state(p.a, IBV_QPS_ERR), "%s: the QP is in error", what);
+	pair_free(&p);
+}
+
+static void bad_opcode(struct metaroce_send_wqe *w) { w->opcode = 0x7777; }
+static void bad_nsge(struct metaroce_send_wqe *w) { w->num_sge = 1000; }
+static void bad_flags(struct metaroce_send_wqe *w) { w->send_flags |= 0x10000; }
+
+static void bad_len(struct metaroce_send_wqe *w)
+{
+	w->num_sge = 2;
+	w->sge[0].length = 0x80000000u;
+	w->sge[1] = w->sge[0];
+}
+
+static void bad_inline(struct metaroce_send_wqe *w)
+{
+	w->send_flags |= IBV_SEND_INLINE;
+	w->inline_len = 100000;
+}
+
+/* Valid in the ring, but 2 GiB of a 64 KiB MR: the transport refuses it. */
+static void case_huge_sge(void)
+{
+	struct metaroce_queue_hdr *sq;
+	struct metaroce_send_wqe *w;
+	struct ibv_wc wc;
+	struct pair p;
+	int ret, got;
+
+	if (!pair_new(&p, true, "huge SGE"))
+		return;
+	post_recvs(p.b, 1, 1);
+	sq = find_ring(sizeof(struct metaroce_send_wqe), VICTIM_SQ);
+	if (!sq) {
+		check(0, "huge SGE: found the send ring");
+		pair_free(&p);
+		return;
+	}
+	w = ring_slot(sq, sq->prod);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = 0xbad1;
+	w->opcode = IB_UVERBS_WR_RDMA_WRITE;
+	w->send_flags = IBV_SEND_SIGNALED;
+	w->num_sge = 1;
+	w->sge[0].addr = (uintptr_t)buf;
+	w->sge[0].length = 0x7fffffff;
+	w->sge[0].lkey = mr->lkey;
+	w->remote_addr = (uintptr_t)buf;
+	w->rkey = mr->rkey;
+	set_prod(sq, sq->prod + 1);
+	ret = doorbell_send(p.a);
+	got = wait_wcs(p.cqa, &wc, 1);
+	check(ret == 0 && got == 1 && wc.wr_id == 0xbad1 &&
+	      wc.status != IBV_WC_SUCCESS,
+	      "2 GiB SGE in a 64 KiB MR: an error completion (%s)",
+	      got ? ibv_wc_status_str(wc.status) : "none");
+	check(wait_state(p.a, IBV_QPS_ERR), "2 GiB SGE: the QP is in error");
+	pair_free(&p);
+}
+
+static void case_bogus_sq_prod(void)
+{
+	struct ibv_send_wr wr, *bad;
+	struct metaroce_queue_hdr *sq;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+	uint32_t prod;
+	int ret, got;
+
+	if (!pair_new(&p, true, "bogus SQ producer"))
+		return;
+	sq = find_ring(sizeof(struct metaroce_send_wqe), VICTIM_SQ);
+	if (!sq) {
+		check(0, "bogus SQ producer: found the send ring");
+		pair_free(&p);
+		return;
+	}
+	prod = sq->prod;
+	set_prod(sq, prod + 100000);
+	ret = doorbell_send(p.a);
+	check(ret == EINVAL, "send producer 100000 ahead: doorbell EINVAL (%d)",
+	      ret);
+	set_prod(sq, prod - 5);
+	ret = doorbell_send(p.a);
+	check(ret == EINVAL, "send producer behind: doorbell EINVAL (%d)", ret);
+	check(qp_state(p.a) == IBV_QPS_RTS, "the QP stays usable (RTS)");
+	set_prod(sq, prod);
+	post_recvs(p.b, 1, 1);
+	fill_wr(&wr, &sge, 0x600d, IBV_WR_SEND, 16);
+	ret = ibv_post_send(p.a, &wr, &bad);
+	got = wait_wcs(p.cqa, &wc, 1);
+	check(ret == 0 && got == 1 && wc.wr_id == 0x600d &&
+	      wc.status == IBV_WC_SUCCESS,
+	      "with the index restored a send completes (%s)",
+	      got ? ibv_wc_status_str(wc.status) : "none");
+	pair_free(&p);
+}
+
+/* Hostile receive ring of B: a send from A makes B take it and fail. */
+static void hostile_recv(const char *what, bool bogus_prod)
+{
+	struct metaroce_queue_hdr *rq;
+	struct metaroce_recv_wqe *w;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+	int got;
+
+	if (!pair_new(&p, true, what))
+		return;
+	rq = find_ring(sizeof(struct metaroce_recv_wqe), VICTIM_RQ);
+	if (!rq) {
+		check(0, "%s: found the receive ring", what);
+		pair_free(&p);
+		return;
+	}
+	if (bogus_prod) {
+		set_prod(rq, rq->prod + 100000);
+	} else {
+		w = ring_slot(rq, rq->prod);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = 0xbad2;
+		w->num_sge = 1000;
+		set_prod(rq, rq->prod + 1);
+	}
+	fill_wr(&wr, &sge, 1, IBV_WR_SEND, 16);
+	ibv_post_send(p.a, &wr, &bad);
+	check(wait_state(p.b, IBV_QPS_ERR), "%s: the receiver is in error",
+	      what);
+	if (!bogus_prod) {
+		got = wait_wcs(p.cqb, &wc, 1);
+		check(got == 1 && wc.wr_id == 0xbad2 &&
+		      wc.status == IBV_WC_WR_FLUSH_ERR,
+		      "%s: the bad receive is flushed (%s)", what,
+		      got ? ibv_wc_status_str(wc.status) : "none");
+	}
+	pair_free(&p);
+}
+
+/* A consumer index ahead of the producer: an overflow, CQ_ERR raised. */
+static void case_bogus_cq_cons(void)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_async_event ev;
+	struct pollfd pfd;
+	struct ibv_sge sge;
+	struct pair p;
+	char line[512];
+	int rings = 0, events = 0, flags;
+	FILE *f;
+
+	if (!pair_new(&p, false, "bogus CQ consumer"))
+		return;
+	/* Every CQ ring here is A's or B's: make all their cons garbage. */
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		struct metaroce_queue_hdr *h;
+		unsigned long start;
+
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-", &start) != 1)
+			continue;
+		h = (struct metaroce_queue_hdr *)start;
+		if (h->elem_size != sizeof(struct metaroce_cqe))
+			continue;
+		__atomic_store_n(&h->cons, h->prod + 1000, __ATOMIC_RELEASE);
+		rings++;
+	}
+	if (f)
+		fclose(f);
+	check(rings == 2, "bogus CQ consumer: found both CQ rings (%d)", rings);
+
+	post_recvs(p.b, 1, 1);
+	fill_wr(&wr, &sge, 1, IBV_WR_SEND, 16);
+	ibv_post_send(p.a, &wr, &bad);
+
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+	pfd.fd = ctx->async_fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, events ? 500 : WAIT_MS) == 1 &&
+	       !ibv_get_async_event(ctx, &ev)) {
+		if (ev.event_type == IBV_EVENT_CQ_ERR &&
+		    (ev.element.cq == p.cqa || ev.element.cq == p.cqb))
+			events++;
+		else
+			note("async event %s", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+	}
+	fcntl(ctx->async_fd, F_SETFL, flags);
+	check(events >= 1, "bogus CQ consumer: IBV_EVENT_CQ_ERR raised (%d)",
+	      events);
+	pair_free(&p);
+}
+
+static int find_gid(void)
+{
+	struct ibv_gid_entry e;
+
+	for (int i = 0; i < 256; i++) {
+		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
+			continue;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
+			return i;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_port_attr pa;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ctx = open_dev(argv[1]);
+	check(ctx != NULL, "open %s", argv[1]);
+	if (!ctx)
+		return 1;
+	gid_idx = find_gid();
+	check(gid_idx >= 0, "device has an IPv4 RoCEv2 GID (index %d)",
+	      gid_idx);
+	if (gid_idx < 0 || ibv_query_port(ctx, 1, &pa))
+		return 1;
+	mtu = pa.active_mtu;
+	pd = ibv_alloc_pd(ctx);
+	if (posix_memalign((void **)&buf, 4096, BUF_LEN))
+		return 1;
+	memset(buf, 0x5a, BUF_LEN);
+	mr = pd ? ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ) : NULL;
+	check(mr != NULL, "PD and MR");
+	if (!mr)
+		return 1;
+
+	case_batch_and_poll();
+	case_resize();
+	hostile_send("garbage opcode", bad_opcode);
+	hostile_send("num_sge 1000", bad_nsge);
+	hostile_send("unknown send flag", bad_flags);
+	hostile_send("4 GiB of SGEs", bad_len);
+	hostile_send("inline_len 100000", bad_inline);
+	case_huge_sge();
+	case_bogus_sq_prod();
+	hostile_recv("receive num_sge 1000", false);
+	hostile_recv("receive producer 100000 ahead", true);
+	case_bogus_cq_cons();
+
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	check(ibv_close_device(ctx) == 0, "close the device");
+	free(buf);
+	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
+	return n_failed ? 1 : 0;
+}

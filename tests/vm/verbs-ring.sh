@@ -1,0 +1,52 @@
+#!/bin/bash
+# VM test of the userspace fast path: tests/verbs/ring_test (built on the
+# host with "make -C tests/verbs") against a device in a namespace: one
+# doorbell per batch, ibv_poll_cq without uverbs commands (the test polls
+# with its uverbs fd replaced by /dev/null; here strace shows no write or
+# ioctl on the uverbs fd between the test's "poll phase" lines, and one
+# between its "batch post" lines), resize keeping completions, and
+# hostile ring contents refused with a log line. Then leak and log checks;
+# run on the debug kernel too (KASAN, kmemleak).
+. "$REPO/tools/vm/guest-lib.sh"
+
+RING_TEST=$REPO/tests/verbs/build/ring_test
+
+setup_modules
+check "ib core loads by name" load_ib_core
+check "ring_test is built (make -C tests/verbs)" test -x "$RING_TEST"
+
+one_host h1 10.23.0.1/24
+dmesg -c >/dev/null
+check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1
+check "mroce1 has the IPv4 GID" wait_for 5 gid_index mroce1 10.23.0.1
+
+check "ring_test exits 0" run_tap ring_test ns h1 timeout 600 "$RING_TEST" mroce1
+dmesg >"$OUT/dmesg-ring.txt"
+for msg in "bad send WQE" "send ring producer .* out of range" \
+	   "bad receive WQE" "receive ring producer .* out of range" \
+	   "CQ [0-9]* overflowed"; do
+	check "hostile ring logged: $msg" grep -q "$msg" "$OUT/dmesg-ring.txt"
+done
+
+# The same polls seen from outside: strace lists every write and ioctl.
+S=$OUT/strace.txt
+ns h1 timeout 600 strace -f -y -e trace=write,ioctl -o "$S" "$RING_TEST" mroce1 \
+	>"$OUT/ring_test-strace.tap" 2>&1
+# between WHAT: the strace lines between the test's "# WHAT begin/end".
+between() { awk "/$1 begin/ { on = 1; next } /$1 end/ { on = 0 } on" "$S"; }
+check "strace saw the uverbs commands" grep -q 'uverbs' "$S"
+check "strace saw the poll phase" sh -c "grep -c 'poll phase' '$S' | grep -qx 2"
+between "poll phase" >"$OUT/strace-poll.txt"
+check "no write or ioctl on the uverbs fd while polling" sh -c "! grep -q uverbs '$OUT/strace-poll.txt'"
+check "no write or ioctl at all while polling" sh -c "! grep -q . '$OUT/strace-poll.txt'"
+between "batch post" >"$OUT/strace-post.txt"
+# libibverbs sends the post_send command as an ioctl (INVOKE_WRITE).
+check "a batch of 128 sends: one doorbell" sh -c "grep -c 'uverbs' '$OUT/strace-post.txt' | grep -qx 1"
+
+check "rdma link delete mroce1" rdma link delete mroce1
+ip netns del h1
+check "rmmod rdma_metaroce" rmmod rdma_metaroce
+check "no leaks (kmemleak)" kmemleak_clean
+check "kernel log has no warnings" dmesg_clean
+dmesg >"$OUT/dmesg.txt"
+tap_summary
