@@ -297,14 +297,7 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	ctx = open_dev(argv[1]);
-	check(ctx != NULL, "open %s", argv[1]);
+	ctx = open_arg(argc, argv);
 	if (!ctx)
 		goto out;
 	memset(&attr, 0, sizeof(attr));

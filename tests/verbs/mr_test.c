@@ -237,12 +237,7 @@ int main(int argc, char **argv)
 	char *buf, *big;
 	int i, n, ok;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-		return 2;
-	}
-	ctx = open_dev(argv[1]);
-	check(ctx != NULL, "open %s", argv[1]);
+	ctx = open_arg(argc, argv);
 	if (!ctx)
 		return 1;
 	pd = ibv_alloc_pd(ctx);
@@ -281,6 +276,5 @@ int main(int argc, char **argv)
 
 	free(big);
 	free(buf);
-	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }

@@ -16,53 +16,25 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "tap.h"
+#include "loopback.h"
 
 #define NQP		3
 #define PER_QP		24	/* messages each sender sends */
 #define SLOT		4096	/* bytes of one receive WQE */
 #define NSLOT		(NQP * PER_QP + 8)
-#define WAIT_MS		5000
 #define ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static int gid_idx;
-static enum ibv_mtu mtu;
 static struct ibv_device_attr dattr;
 static char *sbuf, *rbuf;		/* send buffer; NSLOT receive slots */
 static struct ibv_mr *smr, *rmr;
-
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- QPs ---- */
 
 struct conn {
@@ -81,45 +53,6 @@ static struct ibv_qp *mk_qp(struct ibv_cq *cq, struct ibv_srq *srq,
 	};
 
 	return ibv_create_qp(pd, &ia);
-}
-
-static int rc_connect(struct ibv_qp *qp, uint32_t dqpn, uint8_t rnr_retry,
-		      uint8_t rnr_timer)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = ALL_ACCESS,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.sgid_index = gid_idx;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_query_gid(ctx, 1, gid_idx, &a.ah_attr.grh.dgid) ||
-	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.sq_psn = 0x100;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static void conn_free(struct conn *c)
@@ -143,6 +76,8 @@ static void conn_free(struct conn *c)
 static bool conn_new(struct conn *c, int n, struct ibv_srq *srq,
 		     uint8_t rnr_retry, const char *what)
 {
+	struct rc_attr ra = { ALL_ACCESS, 14, 7, rnr_retry, 14 };
+	struct rc_attr rb = { ALL_ACCESS, 14, 7, 7, 14 };
 	int i;
 
 	memset(c, 0, sizeof(*c));
@@ -156,8 +91,8 @@ static bool conn_new(struct conn *c, int n, struct ibv_srq *srq,
 		c->b[i] = mk_qp(c->rcq, srq, IBV_QPT_RC);
 		if (!c->a[i] || !c->b[i])
 			goto fail;
-		if (rc_connect(c->a[i], c->b[i]->qp_num, rnr_retry, 14) ||
-		    rc_connect(c->b[i], c->a[i]->qp_num, 7, 14))
+		if (rc_connect(c->a[i], c->b[i]->qp_num, 0x100, 0x100, &ra) ||
+		    rc_connect(c->b[i], c->a[i]->qp_num, 0x100, 0x100, &rb))
 			goto fail;
 	}
 	return true;
@@ -166,16 +101,6 @@ fail:
 	      strerror(errno));
 	conn_free(c);
 	return false;
-}
-
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
-	return a.qp_state;
 }
 
 /* ---- posting and polling ---- */
@@ -234,23 +159,6 @@ static int send_msg(struct ibv_qp *qp, uint32_t qpi, uint32_t seq,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	double end = now_ms() + ms;
-	int n;
-
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n == 1)
-			return wc->status;
-		if (n < 0 || now_ms() > end)
-			break;
-		usleep(200);
-	}
-	memset(wc, 0, sizeof(*wc));
-	return -1;
-}
-
 /* n successful send completions on cq. */
 static bool sends_done(struct ibv_cq *cq, int n)
 {
@@ -266,17 +174,6 @@ static bool sends_done(struct ibv_cq *cq, int n)
 		}
 	}
 	return true;
-}
-
-static bool cq_quiet(struct ibv_cq *cq, int ms)
-{
-	struct ibv_wc wc;
-
-	if (wait_wc(cq, &wc, ms) < 0)
-		return true;
-	note("unexpected completion: status %d wr_id %llu", wc.status,
-	     (unsigned long long)wc.wr_id);
-	return false;
 }
 
 /* The next async event within ms, acknowledged; type -1 if none. */
@@ -485,7 +382,8 @@ static void case_shared(void)
 	check(order, "shared: each QP's messages complete in order, in SRQ order");
 	check(fields, "shared: opcode, byte_len, imm, src_qp right; each WQE used once");
 	check(data, "shared: data intact, nothing past the message");
-	check(cq_quiet(c.rcq, 50), "shared: no further receive completions");
+	check(cq_quiet(c.rcq, 50, "receiver"),
+	      "shared: no further receive completions");
 	conn_free(&c);
 	check(ibv_destroy_srq(srq) == 0, "shared: destroy_srq after its QPs");
 }
@@ -558,7 +456,7 @@ static void case_rnr(void)
 	s = wait_wc(c.scq, &wc, 100);
 	check(s < 0, "rnr: a 3-packet SEND waits while the SRQ is empty (got %d)",
 	      s);
-	check(cq_quiet(c.rcq, 1) && qp_state(c.b[0]) == IBV_QPS_RTS,
+	check(cq_quiet(c.rcq, 1, "receiver") && qp_state(c.b[0]) == IBV_QPS_RTS,
 	      "rnr: receiver QP RTS, no receive completion");
 	srq_post(srq, 0, 1);
 	s = wait_wc(c.scq, &wc, WAIT_MS);
@@ -613,7 +511,8 @@ static void case_errors(void)
 	srq_post(srq, 0, 8);
 	check(ibv_modify_qp(c.b[0], &qa, IBV_QP_STATE) == 0,
 	      "errors: receiver QP 0 to ERR");
-	check(cq_quiet(c.rcq, 100), "errors: the SRQ's 8 receives are not flushed");
+	check(cq_quiet(c.rcq, 100, "receiver"),
+	      "errors: the SRQ's 8 receives are not flushed");
 	t = async_event(WAIT_MS, &ev);
 	while (t == IBV_EVENT_QP_FATAL)
 		t = async_event(WAIT_MS, &ev);
@@ -645,7 +544,7 @@ static void case_errors(void)
 	s = wait_wc(c.scq, &wc, WAIT_MS);
 	check(s == IBV_WC_REM_INV_REQ_ERR,
 	      "errors: the sender gets REM_INV_REQ_ERR (%d)", s);
-	check(qp_state(c.b[1]) == IBV_QPS_ERR && cq_quiet(c.rcq, 50),
+	check(qp_state(c.b[1]) == IBV_QPS_ERR && cq_quiet(c.rcq, 50, "receiver"),
 	      "errors: receiver QP 1 in ERR, slot 9 not flushed");
 
 	/* Bad lkey at the head: QP 2 takes it and fails; slot 9 stays. */
@@ -682,9 +581,6 @@ static void case_errors(void)
 static void case_ud(void)
 {
 	struct ibv_srq_init_attr ia = { .attr = { .max_wr = 8, .max_sge = 1 } };
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x1234 };
-	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
 	struct ibv_qp *s = NULL, *r = NULL;
 	struct ibv_cq *cq = NULL, *rcq = NULL;
 	struct ibv_ah *ah = NULL;
@@ -700,23 +596,7 @@ static void case_ud(void)
 		s = mk_qp(cq, NULL, IBV_QPT_UD);
 		r = mk_qp(rcq, srq, IBV_QPT_UD);
 	}
-	ah_attr.grh.sgid_index = gid_idx;
-	ah_attr.grh.hop_limit = 64;
-	ibv_query_gid(ctx, 1, gid_idx, &ah_attr.grh.dgid);
-	ah = ibv_create_ah(pd, &ah_attr);
-	for (i = 0; s && r && i < 2; i++) {
-		struct ibv_qp *q = i ? r : s;
-
-		a.qp_state = IBV_QPS_INIT;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				     IBV_QP_PORT | IBV_QP_QKEY);
-		a.qp_state = IBV_QPS_RTR;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE);
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 0;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	}
-	if (!srq || !cq || !s || !r || !ah || !ok) {
+	if (!srq || !cq || !s || !r || ud_pair_ready(s, r, 0x1234, &ah)) {
 		check(0, "ud: SRQ, QPs and AH (%s)", strerror(errno));
 		goto out;
 	}
@@ -744,14 +624,10 @@ static void case_ud(void)
 		}
 	}
 	check(ok, "ud: two datagrams land in the SRQ's two WQEs, behind the GRH");
-	check(cq_quiet(rcq, 100), "ud: the third, with the SRQ empty, is dropped");
+	check(cq_quiet(rcq, 100, "receiver"),
+	      "ud: the third, with the SRQ empty, is dropped");
 out:
-	if (ah)
-		ibv_destroy_ah(ah);
-	if (s)
-		ibv_destroy_qp(s);
-	if (r)
-		ibv_destroy_qp(r);
+	ud_pair_free(ah, s, r);
 	if (cq)
 		ibv_destroy_cq(cq);
 	if (rcq)
@@ -760,42 +636,15 @@ out:
 		ibv_destroy_srq(srq);
 }
 
-static int find_gid(void)
-{
-	struct ibv_gid_entry e;
-	int i;
-
-	for (i = 0; i < 256; i++) {
-		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-			return i;
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
-	struct ibv_port_attr pa;
+	int ret = loop_open(argc, argv);
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ctx = open_dev(argv[1]);
-	check(ctx != NULL, "open %s", argv[1]);
-	if (!ctx)
-		return 1;
-	gid_idx = find_gid();
-	if (gid_idx < 0 || ibv_query_port(ctx, 1, &pa) ||
-	    ibv_query_device(ctx, &dattr)) {
-		check(0, "device has an IPv4 RoCEv2 GID");
+	if (ret || ibv_query_device(ctx, &dattr)) {
+		if (ctx)
+			check(0, "device has an IPv4 RoCEv2 GID");
 		return 1;
 	}
-	mtu = pa.active_mtu;
-	pd = ibv_alloc_pd(ctx);
 	sbuf = aligned_alloc(4096, (size_t)NSLOT * SLOT);
 	rbuf = aligned_alloc(4096, (size_t)NSLOT * SLOT);
 	smr = pd && sbuf ? ibv_reg_mr(pd, sbuf, (size_t)NSLOT * SLOT,
@@ -817,10 +666,7 @@ int main(int argc, char **argv)
 
 	ibv_dereg_mr(smr);
 	ibv_dereg_mr(rmr);
-	ibv_dealloc_pd(pd);
-	check(ibv_close_device(ctx) == 0, "close the device");
 	free(sbuf);
 	free(rbuf);
-	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
-	return n_failed ? 1 : 0;
+	return loop_close();
 }

@@ -1,48 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Shared by the verbs test programs: TAP output (one "ok N - ..." or
- * "not ok N - ..." line per check) and opening a device by name.
+ * Shared by the verbs test programs (tap.c): TAP output (one "ok N - ..."
+ * or "not ok N - ..." line per check, "# " lines for what was seen),
+ * opening the device named on the command line, and a clock for bounded
+ * waits.
  */
 #ifndef METAROCE_TESTS_TAP_H
 #define METAROCE_TESTS_TAP_H
 
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 #include <infiniband/verbs.h>
 
-static int n_tests, n_failed;
+extern int n_tests, n_failed;
 
-static void __attribute__((format(printf, 2, 3)))
-check(int cond, const char *fmt, ...)
-{
-	va_list ap;
+void check(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-	n_tests++;
-	printf("%s %d - ", cond ? "ok" : "not ok", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		n_failed++;
-	fflush(stdout);
-}
+/* Milliseconds on the monotonic clock. */
+double now_ms(void);
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
+struct ibv_context *open_dev(const char *name);
 
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
+/*
+ * The start of main: the one argument names the device (else usage and
+ * exit 2); stdout is line-buffered so TAP lines interleave with stderr in
+ * order; the device is opened with one TAP line. NULL if it did not open.
+ */
+struct ibv_context *open_arg(int argc, char **argv);
+
+/* The end of main: a "N passed, M failed" line; the exit status. */
+int tap_done(void);
 
 #endif /* METAROCE_TESTS_TAP_H */

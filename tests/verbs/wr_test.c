@@ -18,19 +18,16 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "tap.h"
+#include "loopback.h"
 
-#define WAIT_MS		5000
 #define BUF		(64 * 1024)
 #define ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -46,32 +43,8 @@
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static int gid_idx;
-static enum ibv_mtu mtu;
 static char *abuf, *bbuf;		/* A's and B's memory */
 static struct ibv_mr *amr, *bmr;
-
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- the extended CQ ---- */
 
 struct cqe {
@@ -184,44 +157,6 @@ static struct ibv_qp *mk_qp(struct ibv_cq_ex *cq, enum ibv_qp_type type,
 	};
 
 	return ibv_create_qp_ex(ctx, &ia);
-}
-
-static int rc_connect(struct ibv_qp *qp, uint32_t dqpn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = ALL_ACCESS,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x42;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.sgid_index = gid_idx;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_query_gid(ctx, 1, gid_idx, &a.ah_attr.grh.dgid) ||
-	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x42;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static struct ibv_cq_ex *cqa, *cqb;
@@ -605,39 +540,20 @@ static void case_create(void)
 
 static void case_ud(void)
 {
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
-	struct ibv_qp_attr a = { .port_num = 1, .qkey = 0x777 };
 	struct ibv_cq_ex *cs = mk_cq(), *cr = mk_cq();
 	struct ibv_qp *s = NULL, *r = NULL;
 	struct ibv_ah *ah = NULL;
 	struct ibv_qp_ex *xs;
 	struct cqe e;
-	int i, st;
-	bool ok = true;
+	int st;
 
 	if (cs && cr) {
 		s = mk_qp(cs, IBV_QPT_UD, IBV_QP_EX_WITH_SEND |
 			  IBV_QP_EX_WITH_SEND_WITH_IMM);
 		r = mk_qp(cr, IBV_QPT_UD, IBV_QP_EX_WITH_SEND);
 	}
-	aa.grh.sgid_index = gid_idx;
-	aa.grh.hop_limit = 64;
-	ibv_query_gid(ctx, 1, gid_idx, &aa.grh.dgid);
-	ah = ibv_create_ah(pd, &aa);
-	for (i = 0; s && r && i < 2; i++) {
-		struct ibv_qp *q = i ? r : s;
-
-		a.qp_state = IBV_QPS_INIT;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				     IBV_QP_PORT | IBV_QP_QKEY);
-		a.qp_state = IBV_QPS_RTR;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE);
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 0;
-		ok &= !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	}
 	xs = s ? ibv_qp_to_qp_ex(s) : NULL;
-	if (!ah || !xs || !r || !ok) {
+	if (!xs || !r || ud_pair_ready(s, r, 0x777, &ah)) {
 		check(0, "ud: QPs and AH (%s)", strerror(errno));
 		goto out;
 	}
@@ -662,54 +578,24 @@ static void case_ud(void)
 	      "ud: wr_set_ud_addr delivers; GRH, imm, src_qp, byte_len %u, data",
 	      e.byte_len);
 out:
-	if (ah)
-		ibv_destroy_ah(ah);
-	if (s)
-		ibv_destroy_qp(s);
-	if (r)
-		ibv_destroy_qp(r);
+	ud_pair_free(ah, s, r);
 	if (cs)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cs));
 	if (cr)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cr));
 }
 
-static int find_gid(void)
-{
-	struct ibv_gid_entry e;
-	int i;
-
-	for (i = 0; i < 256; i++) {
-		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-			return i;
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
+	const struct rc_attr ra = { ALL_ACCESS, 14, 7, 7, 12 };
 	struct ibv_poll_cq_attr pattr = {};
-	struct ibv_port_attr pa;
+	int ret = loop_open(argc, argv);
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-		return 2;
+	if (ret) {
+		if (ctx)
+			check(0, "device has an IPv4 RoCEv2 GID");
+		return ret;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ctx = open_dev(argv[1]);
-	check(ctx != NULL, "open %s", argv[1]);
-	if (!ctx)
-		return 1;
-	gid_idx = find_gid();
-	if (gid_idx < 0 || ibv_query_port(ctx, 1, &pa)) {
-		check(0, "device has an IPv4 RoCEv2 GID");
-		return 1;
-	}
-	mtu = pa.active_mtu;
-	pd = ibv_alloc_pd(ctx);
 	abuf = aligned_alloc(4096, BUF);
 	bbuf = aligned_alloc(4096, BUF);
 	amr = pd && abuf ? ibv_reg_mr(pd, abuf, BUF, ALL_ACCESS) : NULL;
@@ -724,8 +610,8 @@ int main(int argc, char **argv)
 	      strerror(errno));
 	xa = qa ? ibv_qp_to_qp_ex(qa) : NULL;
 	check(xa != NULL, "ibv_qp_to_qp_ex gives the extended QP");
-	if (!xa || !qb || rc_connect(qa, qb->qp_num) ||
-	    rc_connect(qb, qa->qp_num)) {
+	if (!xa || !qb || rc_connect(qa, qb->qp_num, 0x42, 0x42, &ra) ||
+	    rc_connect(qb, qa->qp_num, 0x42, 0x42, &ra)) {
 		check(0, "connect the QPs");
 		return 1;
 	}
@@ -744,10 +630,7 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(ibv_cq_ex_to_cq(cqb));
 	ibv_dereg_mr(amr);
 	ibv_dereg_mr(bmr);
-	ibv_dealloc_pd(pd);
-	check(ibv_close_device(ctx) == 0, "close the device");
 	free(abuf);
 	free(bbuf);
-	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
-	return n_failed ? 1 : 0;
+	return loop_close();
 }

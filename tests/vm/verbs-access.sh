@@ -7,22 +7,12 @@
 # canaries around the target MR. Then leak and log checks.
 . "$REPO/tools/vm/guest-lib.sh"
 
-ACCESS_TEST=$REPO/tests/verbs/build/access_test
-
-
-setup_modules
-check "ib core loads by name" load_ib_core
-check "access_test is built (make -C tests/verbs)" test -x "$ACCESS_TEST"
-
+verbs_start access_test
 # One host: self-loopback traffic goes through the namespace's lo.
-one_host h1 10.13.0.1/24
-
-dmesg -c >/dev/null
-check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1
-check "mroce1 has the IPv4 GID" wait_for 5 gid_index mroce1 10.13.0.1
+mroce1_in_h1 10.13.0.1/24 gid
 
 # access_test bounds every wait itself; timeout is a backstop.
-check "access_test exits 0" run_tap access_test ns h1 timeout 300 "$ACCESS_TEST" mroce1
+check "access_test exits 0" run_tap access_test ns h1 timeout 300 "$VERBS_BIN" mroce1
 rdma statistic show link mroce1/1 >"$OUT/counters.txt" 2>&1
 cat "$OUT/counters.txt"
 check "no QP left (rdma resource)" sh -c "! rdma resource show qp | grep -q 'mroce1.*type RC'"
@@ -30,8 +20,4 @@ check "no QP left (rdma resource)" sh -c "! rdma resource show qp | grep -q 'mro
 check "rdma link delete mroce1" rdma link delete mroce1
 ip netns del h1
 check "rmmod rdma_metaroce" rmmod rdma_metaroce
-
-check "no leaks (kmemleak)" kmemleak_clean
-check "kernel log has no warnings" dmesg_clean
-dmesg >"$OUT/dmesg.txt"
-tap_summary
+tap_finish

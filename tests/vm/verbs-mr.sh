@@ -6,13 +6,7 @@
 # while holding MRs, device removal and rmmod, then leak and log checks.
 . "$REPO/tools/vm/guest-lib.sh"
 
-dev_gone() { ! [ -e /sys/class/infiniband/"$1" ]; }
-MR_TEST=$REPO/tests/verbs/build/mr_test
-
-
-setup_modules
-check "ib core loads by name" load_ib_core
-check "mr_test is built (make -C tests/verbs)" test -x "$MR_TEST"
+verbs_start mr_test
 
 # The kernel API the transport uses, directly: KUnit cases of mr.c against
 # a fake device (built with make -C $KDIR M=$REPO/tests/kmod modules).
@@ -30,40 +24,27 @@ if check "metaroce_mr_kunit loads" insmod "$KUNIT_KO"; then
 	check "metaroce_mr_kunit unloads" rmmod metaroce_mr_kunit
 fi
 
-one_host h1 10.31.0.1/24
-
-dmesg -c >/dev/null
-check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1
+mroce1_in_h1 10.31.0.1/24
 # ib_mad's ib_alloc_pd asks for a DMA MR (no IB_DEVICE_LOCAL_DMA_LKEY).
 sleep 1
 dmesg >"$OUT/dmesg-add.txt"
 check "MAD agent's PD got its DMA MR" sh -c "! grep -Ei 'get_dma_mr|alloc_pd' '$OUT/dmesg-add.txt'"
 
-check "mr_test passes" run_tap mr_test ns h1 "$MR_TEST" mroce1
+check "mr_test passes" run_tap mr_test ns h1 "$VERBS_BIN" mroce1
 check "mr_test passes a second time (state left clean)" \
-	sh -c "ip netns exec h1 '$MR_TEST' mroce1 >'$OUT/mr_test-2.tap' 2>&1"
+	sh -c "ip netns exec h1 '$VERBS_BIN' mroce1 >'$OUT/mr_test-2.tap' 2>&1"
 
 # Four users registering and deregistering at once.
-ns h1 sh -c "for i in 1 2 3 4; do '$MR_TEST' mroce1 >'$OUT/mr_par'\$i.tap 2>&1 & done; wait"
+ns h1 sh -c "for i in 1 2 3 4; do '$VERBS_BIN' mroce1 >'$OUT/mr_par'\$i.tap 2>&1 & done; wait"
 check "four mr_test in parallel all pass" sh -c "! grep -q '^not ok' '$OUT'/mr_par*.tap && [ \$(grep -c ' 0 failed' '$OUT'/mr_par*.tap | grep -c ':1') = 4 ]"
 
 # A process killed while holding MRs: the kernel deregisters them.
-ns h1 sh -c "'$MR_TEST' mroce1 >/dev/null 2>&1 & pid=\$!; sleep 0.2; kill -9 \$pid; wait \$pid" 2>/dev/null
-check "device still there after a killed user" test -e /sys/class/infiniband/mroce1
-check "mr_test after the killed user" sh -c "ip netns exec h1 '$MR_TEST' mroce1 >'$OUT/mr_test-3.tap' 2>&1"
+killed_user 0.2
+check "mr_test after the killed user" sh -c "ip netns exec h1 '$VERBS_BIN' mroce1 >'$OUT/mr_test-3.tap' 2>&1"
 check "no MR left registered (rdma resource)" sh -c "! rdma resource show mr | grep -q 'dev mroce1.*mrlen'"
 
-check "rdma link delete mroce1" rdma link delete mroce1
-check "mroce1 gone" wait_for 5 dev_gone mroce1
-check "re-add after delete" ns h1 rdma link add mroce1 type metaroce netdev v1
-check "mr_test on the re-added device" sh -c "ip netns exec h1 '$MR_TEST' mroce1 >'$OUT/mr_test-4.tap' 2>&1"
-check "rmmod with the device present" rmmod rdma_metaroce
-check "rmmod removed the device" wait_for 5 dev_gone mroce1
-ip netns del h1
+relink_rmmod
 
 check "no 'still in use' waits in dereg" sh -c "! dmesg | grep -q 'still in use'"
 check "no unmapped-byte warnings" sh -c "! dmesg | grep -q 'not mapped'"
-check "no leaks (kmemleak)" kmemleak_clean
-check "kernel log has no warnings" dmesg_clean
-dmesg >"$OUT/dmesg.txt"
-tap_summary
+tap_finish

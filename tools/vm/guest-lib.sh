@@ -35,6 +35,102 @@ one_host() {
 	ip link set v2 up
 }
 
+# verbs_start NAME: the module stack loaded by name, and the verbs test
+# program NAME built on the host (two TAP lines); sets VERBS_BIN to it.
+verbs_start() {
+	VERBS_BIN=$REPO/tests/verbs/build/$1
+	setup_modules
+	check "ib core loads by name" load_ib_core
+	check "$1 is built (make -C tests/verbs)" test -x "$VERBS_BIN"
+}
+
+# mroce1_in_h1 ADDR/PREFIX [gid]: one_host h1 with ADDR, the kernel log
+# cleared, and mroce1 bound to v1; with "gid", also waits for its IPv4
+# RoCEv2 GID (traffic between two of its QPs loops through lo).
+mroce1_in_h1() {
+	one_host h1 "$1"
+	dmesg -c >/dev/null
+	check "rdma link add mroce1 in netns h1" \
+		ns h1 rdma link add mroce1 type metaroce netdev v1
+	[ "$2" = gid ] || return 0
+	check "mroce1 has the IPv4 GID" wait_for 5 gid_index mroce1 "${1%/*}"
+}
+
+dev_gone() { ! [ -e /sys/class/infiniband/"$1" ]; }
+
+# killed_user SECS: VERBS_BIN in h1 killed SECS into its run, holding
+# objects the kernel must clean up; mroce1 stays (one TAP line).
+killed_user() {
+	ns h1 sh -c "'$VERBS_BIN' mroce1 >/dev/null 2>&1 & pid=\$!; sleep $1; kill -9 \$pid; wait \$pid" 2>/dev/null
+	check "device still there after a killed user" test -e /sys/class/infiniband/mroce1
+}
+
+# relink_rmmod: mroce1 deleted and gone, re-added in h1, VERBS_BIN passing
+# on it again, then rmmod with the device present removing it (six TAP
+# lines); h1 is deleted afterwards.
+relink_rmmod() {
+	local name=${VERBS_BIN##*/}
+	check "rdma link delete mroce1" rdma link delete mroce1
+	check "mroce1 gone" wait_for 5 dev_gone mroce1
+	check "re-add after delete" ns h1 rdma link add mroce1 type metaroce netdev v1
+	check "$name on the re-added device" \
+		sh -c "ip netns exec h1 '$VERBS_BIN' mroce1 >'$OUT/$name-readd.tap' 2>&1"
+	check "rmmod with the device present" rmmod rdma_metaroce
+	check "rmmod removed the device" wait_for 5 dev_gone mroce1
+	ip netns del h1
+}
+
+# two_hosts: namespaces h2 (10.14.0.1, mroce2 on v3) and h3 (10.14.0.2,
+# mroce3 on v4) joined by a veth pair; g2 and g3 are the devices' IPv4
+# RoCEv2 GID indexes.
+two_hosts() {
+	local h
+	ip netns add h2
+	ip netns add h3
+	ip link add v3 netns h2 type veth peer name v4 netns h3
+	ns h2 ip addr add 10.14.0.1/24 dev v3
+	ns h3 ip addr add 10.14.0.2/24 dev v4
+	for h in h2:v3 h3:v4; do
+		ns "${h%:*}" ip link set lo up
+		ns "${h%:*}" ip link set "${h#*:}" up
+	done
+	check "bind mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v3
+	check "bind mroce3 in h3" ns h3 rdma link add mroce3 type metaroce netdev v4
+	wait_for 5 gid_index mroce2 10.14.0.1 >/dev/null
+	wait_for 5 gid_index mroce3 10.14.0.2 >/dev/null
+	g2=$(gid_index mroce2 10.14.0.1)
+	g3=$(gid_index mroce3 10.14.0.2)
+}
+
+# host_pair NAME SECS TOOL GIDOPT ARGS...: a client/server tool between
+# two_hosts, each on its own device and GID index (passed with GIDOPT):
+# the server in h2, the client in h3; both must exit 0 within SECS.
+# Their output is in $OUT/NAME.srv and $OUT/NAME.cli.
+host_pair() {
+	local name=$1 secs=$2 tool=$3 gopt=$4 rc rs
+	shift 4
+	ns h2 timeout "$secs" "$tool" -d mroce2 "$gopt" "$g2" "$@" \
+		>"$OUT/$name.srv" 2>&1 &
+	sleep 1
+	ns h3 timeout "$secs" "$tool" -d mroce3 "$gopt" "$g3" "$@" \
+		10.14.0.1 >"$OUT/$name.cli" 2>&1
+	rc=$?
+	wait $!
+	rs=$?
+	tail -2 "$OUT/$name.cli"
+	[ $rc = 0 ] && [ $rs = 0 ]
+}
+
+# two_hosts_end: no RC QP left, both devices deleted (three TAP lines),
+# the namespaces gone.
+two_hosts_end() {
+	check "no QP left (rdma resource)" sh -c "! rdma resource show qp | grep -q 'mroce.*type RC'"
+	check "rdma link delete mroce2" rdma link delete mroce2
+	check "rdma link delete mroce3" rdma link delete mroce3
+	ip netns del h2
+	ip netns del h3
+}
+
 # wait_for SECONDS CMD...: poll until CMD succeeds.
 wait_for() {
 	local t=$(($1 * 10))
@@ -60,8 +156,8 @@ setup_modules() {
 	cp "${MODDIR:-$REPO}"/drivers/infiniband/sw/metaroce/rdma_metaroce.ko "$dir/extra/"
 	[ -f "${MODDIR:-$REPO}/kunit/metaroce_kunit.ko" ] &&
 		cp "${MODDIR:-$REPO}/kunit/metaroce_kunit.ko" "$dir/extra/"
-	cp "$KDIR/modules.order" "$KDIR/modules.builtin" /usr/lib/modules/$ver/ 2>/dev/null
-	cp "$KDIR/modules.builtin.modinfo" /usr/lib/modules/$ver/ 2>/dev/null
+	cp "$KDIR/modules.order" "$KDIR/modules.builtin" /usr/lib/modules/"$ver"/ 2>/dev/null
+	cp "$KDIR/modules.builtin.modinfo" /usr/lib/modules/"$ver"/ 2>/dev/null
 	depmod -a "$ver"
 	kmemleak_clear
 }
@@ -83,12 +179,14 @@ send_udp() { "$REPO/tools/vm/send-udp" "$@"; }
 
 # The spec's Appendix A packet (protocol.rst): a valid SEND_IMM, 904 bytes of
 # payload, addressed to a QP that does not exist.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 APPENDIX_A="0102001c0a00000500000123010203040000001122334455000000090000100000001388deadbeef$(printf '%01808d' 0)"
 
 # gid_index DEV IPV4: the RoCEv2 GID table index holding IPV4 (v4-mapped).
 gid_index() {
-	local hex i
-	hex=$(printf '%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
+	local hex i a b c d
+	IFS=. read -r a b c d <<<"$2"
+	hex=$(printf '%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
 	for i in $(seq 0 15); do
 		if grep -q "0000:0000:0000:0000:0000:ffff:$hex" \
 			"/sys/class/infiniband/$1/ports/1/gids/$i" 2>/dev/null &&
@@ -144,6 +242,15 @@ kmemleak_clean() {
 # Succeeds when the kernel log shows no warning, oops or refcount trouble.
 dmesg_clean() {
 	! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called"
+}
+
+# tap_finish: the closing checks every test makes (no leak, a clean
+# kernel log; two TAP lines), the log kept in $OUT/dmesg.txt, the summary.
+tap_finish() {
+	check "no leaks (kmemleak)" kmemleak_clean
+	check "kernel log has no warnings" dmesg_clean
+	dmesg >"$OUT/dmesg.txt"
+	tap_summary
 }
 
 tap_summary() {
