@@ -53,26 +53,6 @@ static char *buf;
 static int gid_idx;
 static enum ibv_mtu mtu;
 
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * Point the context's uverbs fd at /dev/null (write fails EBADF, ioctl
  * ENOTTY), so any uverbs command fails; returns the saved fd.
@@ -735,6 +715,5 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(pd);
 	check(ibv_close_device(ctx) == 0, "close the device");
 	free(buf);
-	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
-	return n_failed ? 1 : 0;
+	return tap_done();
 }
