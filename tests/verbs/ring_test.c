@@ -6,7 +6,7 @@
  *   ring_test DEVICE
  *
  * Two RC QPs of the one device connected to each other through its IPv4
- * RoCEv2 GID, as in access_test. Checks that
+ * RoCEv2 GID (loopback.c), as in access_test. Checks that
  *  - ibv_post_recv and ibv_poll_cq work with the uverbs fd replaced by
  *    /dev/null, so they cannot have used a uverbs command (the VM script
  *    also runs this under strace: no write or ioctl on the uverbs fd
@@ -26,32 +26,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/metaroce-abi.h>
 
-#include "tap.h"
+#include "loopback.h"
 
-#define WAIT_MS		5000
 #define BATCH		128		/* WRs posted in one call */
 #define VICTIM_SQ	512		/* ring sizes no other QP here has */
 #define VICTIM_RQ	256
 #define BUF_LEN		(64 * 1024)
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
 static struct ibv_mr *mr;
 static char *buf;
-static int gid_idx;
-static enum ibv_mtu mtu;
 
 /*
  * Point the context's uverbs fd at /dev/null (write fails EBADF, ioctl
@@ -137,47 +130,6 @@ struct pair {
 	struct ibv_qp *a, *b;
 };
 
-static int modify(struct ibv_qp *qp, uint32_t dqpn, uint32_t psn_me,
-		  uint32_t psn_peer)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = psn_peer;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.sgid_index = gid_idx;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_query_gid(ctx, 1, gid_idx, &a.ah_attr.grh.dgid) ||
-	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 10;
-	a.retry_cnt = 2;
-	a.rnr_retry = 1;
-	a.sq_psn = psn_me;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 static void pair_free(struct pair *p)
 {
 	if (p->a)
@@ -199,6 +151,12 @@ static bool pair_new(struct pair *p, bool victim, const char *what)
 		.cap = { .max_send_wr = BATCH, .max_recv_wr = BATCH,
 			 .max_send_sge = 2, .max_recv_sge = 1 },
 	};
+	const struct rc_attr conn = {
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		.timeout = 10, .retry_cnt = 2, .rnr_retry = 1,
+		.min_rnr_timer = 1,
+	};
 
 	memset(p, 0, sizeof(*p));
 	p->cqa = ibv_create_cq(ctx, 2 * BATCH, NULL, NULL, 0);
@@ -216,24 +174,14 @@ static bool pair_new(struct pair *p, bool victim, const char *what)
 	p->b = ibv_create_qp(pd, &ia);
 	if (!p->a || !p->b)
 		goto fail;
-	if (modify(p->a, p->b->qp_num, 100, 900) ||
-	    modify(p->b, p->a->qp_num, 900, 100))
+	if (rc_connect(p->a, p->b->qp_num, 100, 900, &conn) ||
+	    rc_connect(p->b, p->a->qp_num, 900, 100, &conn))
 		goto fail;
 	return true;
 fail:
 	check(0, "%s: set up a connected QP pair (%s)", what, strerror(errno));
 	pair_free(p);
 	return false;
-}
-
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return (enum ibv_qp_state)-1;
-	return a.qp_state;
 }
 
 static bool wait_state(struct ibv_qp *qp, enum ibv_qp_state s)
@@ -282,23 +230,6 @@ static int post_recvs(struct ibv_qp *qp, int n, uint64_t id0)
 	return ibv_post_recv(qp, wr, &bad);
 }
 
-/* Up to @n completions within WAIT_MS; returns how many. */
-static int wait_wcs(struct ibv_cq *cq, struct ibv_wc *wc, int n)
-{
-	double end = now_ms() + WAIT_MS;
-	int got = 0, r;
-
-	while (got < n && now_ms() < end) {
-		r = ibv_poll_cq(cq, n - got, wc + got);
-		if (r < 0)
-			break;
-		got += r;
-		if (!r)
-			usleep(1000);
-	}
-	return got;
-}
-
 /* ---- cases ---- */
 
 static void case_batch_and_poll(void)
@@ -331,7 +262,9 @@ static void case_batch_and_poll(void)
 	check(ret == 0, "ibv_post_send of %d WRs in one call (ret %d)", BATCH,
 	      ret);
 
-	got = wait_wcs(p.cqb, wc, BATCH);
+	for (got = 0; got < BATCH; got++)
+		if (wait_wc(p.cqb, &wc[got], WAIT_MS) < 0)
+			break;
 	for (int i = 0; i < got; i++)
 		order &= wc[i].status == IBV_WC_SUCCESS &&
 			 wc[i].wr_id == 5000u + i && wc[i].byte_len == 64 &&
@@ -376,7 +309,7 @@ static void case_resize(void)
 	struct ibv_wc wc[16];
 	bool order = true;
 	struct pair p;
-	int got, ret;
+	int got, ret, s;
 
 	if (!pair_new(&p, false, "resize"))
 		return;
@@ -387,9 +320,9 @@ static void case_resize(void)
 		wr[i].next = i < 10 ? &wr[i + 1] : NULL;
 	}
 	ret = ibv_post_send(p.a, wr, &bad);
-	got = wait_wcs(p.cqb, wc, 1);
+	s = wait_wc(p.cqb, wc, WAIT_MS);
 	usleep(300 * 1000);
-	check(ret == 0 && got == 1, "11 WRs posted, the last SEND arrived");
+	check(ret == 0 && s >= 0, "11 WRs posted, the last SEND arrived");
 
 	ret = ibv_resize_cq(p.cqa, 4);
 	check(ret == EINVAL, "resize_cq below the 11 pending fails EINVAL (%d)",
@@ -413,9 +346,8 @@ static void case_resize(void)
 	fill_wr(&wr[0], &sge[0], 200, IBV_WR_SEND, 32);
 	wr[0].next = NULL;
 	ret = ibv_post_send(p.a, wr, &bad);
-	got = wait_wcs(p.cqa, wc, 1);
-	check(ret == 0 && got == 1 && wc[0].wr_id == 200 &&
-	      wc[0].status == IBV_WC_SUCCESS,
+	s = wait_wc(p.cqa, wc, WAIT_MS);
+	check(ret == 0 && s == IBV_WC_SUCCESS && wc[0].wr_id == 200,
 	      "a send completes on the resized CQ");
 	pair_free(&p);
 }
@@ -428,7 +360,7 @@ static void hostile_send(const char *what, void (*fill)(struct metaroce_send_wqe
 	struct ibv_wc wc;
 	struct pair p;
 	uint32_t prod;
-	int ret, got;
+	int ret, s;
 
 	if (!pair_new(&p, true, what))
 		return;
@@ -451,11 +383,10 @@ static void hostile_send(const char *what, void (*fill)(struct metaroce_send_wqe
 	fill(w);
 	set_prod(sq, prod + 1);
 	ret = doorbell_send(p.a);
-	got = wait_wcs(p.cqa, &wc, 1);
+	s = wait_wc(p.cqa, &wc, WAIT_MS);
 	check(ret == EINVAL, "%s: the doorbell fails EINVAL (%d)", what, ret);
-	check(got == 1 && wc.wr_id == 0xbad0 && wc.status != IBV_WC_SUCCESS,
-	      "%s: an error completion for it (%s)", what,
-	      got ? ibv_wc_status_str(wc.status) : "none");
+	check(s >= 0 && s != IBV_WC_SUCCESS && wc.wr_id == 0xbad0,
+	      "%s: an error completion for it (%s)", what, st(s));
 	check(wait_state(p.a, IBV_QPS_ERR), "%s: the QP is in error", what);
 	pair_free(&p);
 }
@@ -484,7 +415,7 @@ static void case_huge_sge(void)
 	struct metaroce_send_wqe *w;
 	struct ibv_wc wc;
 	struct pair p;
-	int ret, got;
+	int ret, s;
 
 	if (!pair_new(&p, true, "huge SGE"))
 		return;
@@ -508,11 +439,9 @@ static void case_huge_sge(void)
 	w->rkey = mr->rkey;
 	set_prod(sq, sq->prod + 1);
 	ret = doorbell_send(p.a);
-	got = wait_wcs(p.cqa, &wc, 1);
-	check(ret == 0 && got == 1 && wc.wr_id == 0xbad1 &&
-	      wc.status != IBV_WC_SUCCESS,
-	      "2 GiB SGE in a 64 KiB MR: an error completion (%s)",
-	      got ? ibv_wc_status_str(wc.status) : "none");
+	s = wait_wc(p.cqa, &wc, WAIT_MS);
+	check(ret == 0 && s >= 0 && s != IBV_WC_SUCCESS && wc.wr_id == 0xbad1,
+	      "2 GiB SGE in a 64 KiB MR: an error completion (%s)", st(s));
 	check(wait_state(p.a, IBV_QPS_ERR), "2 GiB SGE: the QP is in error");
 	pair_free(&p);
 }
@@ -525,7 +454,7 @@ static void case_bogus_sq_prod(void)
 	struct ibv_wc wc;
 	struct pair p;
 	uint32_t prod;
-	int ret, got;
+	int ret, s;
 
 	if (!pair_new(&p, true, "bogus SQ producer"))
 		return;
@@ -548,11 +477,9 @@ static void case_bogus_sq_prod(void)
 	post_recvs(p.b, 1, 1);
 	fill_wr(&wr, &sge, 0x600d, IBV_WR_SEND, 16);
 	ret = ibv_post_send(p.a, &wr, &bad);
-	got = wait_wcs(p.cqa, &wc, 1);
-	check(ret == 0 && got == 1 && wc.wr_id == 0x600d &&
-	      wc.status == IBV_WC_SUCCESS,
-	      "with the index restored a send completes (%s)",
-	      got ? ibv_wc_status_str(wc.status) : "none");
+	s = wait_wc(p.cqa, &wc, WAIT_MS);
+	check(ret == 0 && s == IBV_WC_SUCCESS && wc.wr_id == 0x600d,
+	      "with the index restored a send completes (%s)", st(s));
 	pair_free(&p);
 }
 
@@ -565,7 +492,7 @@ static void hostile_recv(const char *what, bool bogus_prod)
 	struct ibv_sge sge;
 	struct ibv_wc wc;
 	struct pair p;
-	int got;
+	int s;
 
 	if (!pair_new(&p, true, what))
 		return;
@@ -589,11 +516,9 @@ static void hostile_recv(const char *what, bool bogus_prod)
 	check(wait_state(p.b, IBV_QPS_ERR), "%s: the receiver is in error",
 	      what);
 	if (!bogus_prod) {
-		got = wait_wcs(p.cqb, &wc, 1);
-		check(got == 1 && wc.wr_id == 0xbad2 &&
-		      wc.status == IBV_WC_WR_FLUSH_ERR,
-		      "%s: the bad receive is flushed (%s)", what,
-		      got ? ibv_wc_status_str(wc.status) : "none");
+		s = wait_wc(p.cqb, &wc, WAIT_MS);
+		check(s == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 0xbad2,
+		      "%s: the bad receive is flushed (%s)", what, st(s));
 	}
 	pair_free(&p);
 }
@@ -654,40 +579,16 @@ static void case_bogus_cq_cons(void)
 	pair_free(&p);
 }
 
-static int find_gid(void)
-{
-	struct ibv_gid_entry e;
-
-	for (int i = 0; i < 256; i++) {
-		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-			return i;
-	}
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
-	struct ibv_port_attr pa;
+	int ret = loop_open(argc, argv);
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ctx = open_dev(argv[1]);
-	check(ctx != NULL, "open %s", argv[1]);
 	if (!ctx)
-		return 1;
-	gid_idx = find_gid();
+		return ret;
 	check(gid_idx >= 0, "device has an IPv4 RoCEv2 GID (index %d)",
 	      gid_idx);
-	if (gid_idx < 0 || ibv_query_port(ctx, 1, &pa))
+	if (ret)
 		return 1;
-	mtu = pa.active_mtu;
-	pd = ibv_alloc_pd(ctx);
 	if (posix_memalign((void **)&buf, 4096, BUF_LEN))
 		return 1;
 	memset(buf, 0x5a, BUF_LEN);
@@ -712,8 +613,6 @@ int main(int argc, char **argv)
 	case_bogus_cq_cons();
 
 	ibv_dereg_mr(mr);
-	ibv_dealloc_pd(pd);
-	check(ibv_close_device(ctx) == 0, "close the device");
 	free(buf);
-	return tap_done();
+	return loop_close();
 }
