@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
@@ -105,14 +106,26 @@ void case_rnr(void)
 	}
 }
 
-/* 8: nobody answers. */
-static void one_retry(const char *what, int peer)
+/*
+ * 8: nobody answers. With @big the WRITE is 4 MiB, longer than the send
+ * window at any MTU, so it is still being sent when retries run out:
+ * it must fail with RETRY_EXC_ERR too, not be flushed.
+ */
+static void one_retry(const char *what, int peer, bool big)
 {
 	struct opts o = defaults;
+	size_t len = big ? 4u << 20 : 64;
+	struct ibv_mr *mr = loc_mr;
+	struct ibv_send_wr wr = {
+		.wr_id = 0xa1, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_sge sge;
 	struct ibv_qp_attr a;
 	struct ibv_wc wc;
 	struct pair p;
 	double t0, ms;
+	char *buf = loc;
 	int s;
 
 	o.timeout = 8;
@@ -128,9 +141,25 @@ static void one_retry(const char *what, int peer)
 		while (wait_wc(p.cqb, &wc, 10) >= 0)
 			;
 	}
+	if (big) {
+		buf = calloc(1, len);
+		mr = buf ? ibv_reg_mr(loc_mr->pd, buf, len,
+				      IBV_ACCESS_LOCAL_WRITE) : NULL;
+		check(mr != NULL, "%s: 4 MiB local MR", what);
+		if (!mr) {
+			free(buf);
+			pair_free(&p);
+			return;
+		}
+	}
+	sge.addr = (uintptr_t)buf;
+	sge.length = len;
+	sge.lkey = mr->lkey;
+	wr.sg_list = &sge;
+	wr.wr.rdma.remote_addr = tgt_va(0);
+	wr.wr.rdma.rkey = BAD_RKEY;
 	t0 = now_ms();
-	post_rdma(p.a, 0xa1, IBV_WR_RDMA_WRITE, 0, 64, tgt_va(0), BAD_RKEY,
-		  NULL);
+	check(ibv_post_send(p.a, &wr, &bad) == 0, "%s: posted", what);
 	s = wait_wc(p.cqa, &wc, WAIT_MS);
 	ms = now_ms() - t0;
 	check(s == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 0xa1,
@@ -140,13 +169,18 @@ static void one_retry(const char *what, int peer)
 	check(s >= 0 && ms < 2000, "%s: within 2 s", what);
 	check(qp_state(p.a) == IBV_QPS_ERR, "%s: requester QP in ERR", what);
 	pair_free(&p);
+	if (big) {
+		ibv_dereg_mr(mr);
+		free(buf);
+	}
 }
 
 void case_retry(void)
 {
-	one_retry("8 peer QPN does not exist", 0);
-	one_retry("8b peer QP in ERR", 1);
-	one_retry("8c peer QP in RESET", 2);
+	one_retry("8 peer QPN does not exist", 0, false);
+	one_retry("8b peer QP in ERR", 1, false);
+	one_retry("8c peer QP in RESET", 2, false);
+	one_retry("8d 4 MiB WRITE, peer QPN does not exist", 0, true);
 }
 
 /* 10: a SEND larger than the receive buffer. */

@@ -53,10 +53,14 @@ void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 	/*
 	 * Requests before the failed one that were acknowledged complete
 	 * normally; any not acknowledged are flushed; the one holding psn
-	 * gets status, and the error state flushes the rest.
+	 * gets status, and the error state flushes the rest. The one holding
+	 * psn may still be being sent (longer than the window): sq_tx.
 	 */
+	u32 end = qp->sq_tx + (qp->sq_tx != qp->sq_head &&
+			       mroce_sq_wqe(qp, qp->sq_tx)->sent);
+
 	mroce_tx_complete(qp);
-	while (qp->sq_tail != qp->sq_tx) {
+	while (qp->sq_tail != end) {
 		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_tail);
 		bool hit = wqe->sent && mroce_psn_in_window(psn, wqe->first_psn,
 							    wqe->npkts);
@@ -197,7 +201,9 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	if (mroce_psn_after(ack, qp->snd_psn) ||
 	    mroce_psn_before(ack, qp->snd_una - MROCE_TX_WINDOW))
 		return;		/* stale or bogus */
-	mroce_qp_rtt_sample(qp, hdr->ack.echo_ts);
+	/* The echo is our own send stamp; one from the future is bogus. */
+	if (hdr->ack.echo_ts && hdr->ack.echo_ts <= c.now)
+		mroce_rtt_sample(&qp->rtt, c.now - hdr->ack.echo_ts);
 	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
 			qp->lost_count);
 

@@ -57,13 +57,13 @@ int mroce_paths_create(struct mroce_qp *qp)
 
 /*
  * Fresh path state when the connection starts (RTR). Source ports are
- * consecutive from the flow-label port of the QPN pair, so they differ
- * per path and per connection and ECMP hashes them apart.
+ * consecutive from the connection's own (qp->sport, the flow-label port
+ * of the QPN pair), so they differ per path and per connection and ECMP
+ * hashes them apart.
  */
 void mroce_paths_start(struct mroce_qp *qp)
 {
-	u32 fl = rdma_calc_flow_label(qp->ibqp.qp_num, qp->dqpn);
-	u16 base = rdma_flow_label_to_udp_sport(fl);
+	u16 base = qp->sport;
 	unsigned int i;
 
 	for (i = 0; i < qp->npaths; i++) {
@@ -71,7 +71,6 @@ void mroce_paths_start(struct mroce_qp *qp)
 		qp->path_sport[i] = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN |
 				    ((base + i) & 0x3fff);
 	}
-	qp->sport = base;
 	qp->resp_path = 0;
 	memset(qp->rx_ce, 0, sizeof(qp->rx_ce));
 	mroce_pacer_init(&qp->pacer, MROCE_PACE_BURST_LINUX);
@@ -223,13 +222,25 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	};
 	struct nlattr *table;
 	char key[16], val[160];
+	u32 una, queued, unacked, lost;
 	unsigned int i;
 
+	/* Where the send queue stands: what a stalled transfer waits on. */
+	spin_lock_bh(&qp->lock);
+	una = qp->snd_una;
+	queued = qp->sq_head - qp->sq_tx;
+	unacked = qp->sq_tx - qp->sq_tail;
+	lost = qp->lost_count;
+	spin_unlock_bh(&qp->lock);
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "npaths", qp->npaths) ||
-	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint))
+	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint) ||
+	    rdma_nl_put_driver_u32(msg, "snd_una", una) ||
+	    rdma_nl_put_driver_u32(msg, "sq_queued", queued) ||
+	    rdma_nl_put_driver_u32(msg, "sq_unacked", unacked) ||
+	    rdma_nl_put_driver_u32(msg, "lost", lost))
 		goto err;
 	for (i = 0; i < qp->npaths; i++) {
 		struct mroce_path p;

@@ -296,8 +296,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->nak_syndrome = 0;
 	qp->fatal_pending = false;
 	qp->fatal_nak = 0;
-	qp->srtt_ns = 0;
-	qp->rttvar_ns = 0;
+	mroce_rtt_init(&qp->rtt);
 	memset(qp->tx, 0, sizeof(qp->tx));
 	mroce_uqp_reset(qp);
 }

@@ -195,8 +195,8 @@ struct mroce_qp {
 	u32 rnr_retries;
 	u64 rnr_until_ns;
 	u32 pkts_since_ackreq;
-	u64 srtt_ns;			/* smoothed RTT from echoed stamps, 0: none */
-	u64 rttvar_ns;
+	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
+	struct mroce_rtt rtt;
 
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
@@ -286,7 +286,6 @@ void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 /* timers.c */
 void mroce_rto_fire(struct timer_list *t);
 void mroce_tx_start_timer(struct mroce_qp *qp);
-void mroce_qp_rtt_sample(struct mroce_qp *qp, u64 echo_ts);
 void mroce_paths_arm(struct mroce_qp *qp);
 enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer);
 

@@ -404,6 +404,21 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	return true;
 }
 
+/*
+ * A resent Read request asks again for one response packet alone, the
+ * one its PSN stands for: the rest of the response may have arrived.
+ */
+static void mroce_read_reask(struct mroce_qp *qp, struct mroce_txpkt *t)
+{
+	struct mroce_swqe *w;
+
+	if (t->opcode != METAROCE_OP_READ_REQ)
+		return;
+	w = mroce_sq_wqe(qp, t->wqe);
+	t->req_len = min(w->length - t->offset, qp->mtu);
+	t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
+}
+
 /* Pick a PSN marked lost and clear the mark. Lock held. */
 static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 {
@@ -418,13 +433,7 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 			t->lost = false;
 			t->retx++;
 			t->flags |= METAROCE_F_RETX | METAROCE_F_ACKREQ;
-			if (t->opcode == METAROCE_OP_READ_REQ) {
-				struct mroce_swqe *w = mroce_sq_wqe(qp, t->wqe);
-
-				/* Ask again for this response packet alone. */
-				t->req_len = min(w->length - t->offset, qp->mtu);
-				t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
-			}
+			mroce_read_reask(qp, t);
 			qp->lost_count--;
 			mroce_count(qp->mdev, MROCE_CNT_TX_RETRANSMITS, 1);
 			trace_mroce_retransmit(qp->ibqp.qp_num, p, t->retx);
@@ -462,12 +471,8 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 		return false;
 	}
 	t.flags |= METAROCE_F_ACKREQ;
-	if (t.opcode == METAROCE_OP_READ_REQ && (t.flags & METAROCE_F_RETX)) {
-		struct mroce_swqe *w = mroce_sq_wqe(qp, t.wqe);
-
-		t.req_len = min(w->length - t.offset, qp->mtu);
-		t.flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
-	}
+	if (t.flags & METAROCE_F_RETX)
+		mroce_read_reask(qp, &t);
 	mroce_emit(qp, psn, &t, idx, true);
 	mroce_txpkt(qp, psn)->sent_ns = t.sent_ns;
 	mroce_path_on_probe_sent(&qp->paths[idx], now);

@@ -24,34 +24,17 @@
 
 /*
  * The retransmission timeout: the verbs one (4.096 us << timeout, within
- * [10 ms, 10 s]), or srtt + 4 * rttvar if the path is slower than that.
+ * [10 ms, 10 s]), stretched to the connection's RTO estimate when the
+ * peer answers more slowly than that.
  */
 static unsigned long mroce_rto(struct mroce_qp *qp)
 {
 	u64 us = qp->timeout ? (4096ULL << qp->timeout) / 1000 : 100000;
 
 	us = clamp_t(u64, us, 10000, 10000000);
-	if (qp->srtt_ns)
-		us = max(us, div_u64(qp->srtt_ns + 4 * qp->rttvar_ns, 1000));
-	return usecs_to_jiffies(min_t(u64, us, 10000000));
-}
-
-/* RFC 6298 estimator over the send stamps that ACKs echo. */
-void mroce_qp_rtt_sample(struct mroce_qp *qp, u64 echo_ts)
-{
-	u64 now = ktime_get_ns(), r, d;
-
-	if (!echo_ts || echo_ts > now)
-		return;
-	r = now - echo_ts;
-	if (!qp->srtt_ns) {
-		qp->srtt_ns = r;
-		qp->rttvar_ns = r / 2;
-		return;
-	}
-	d = r > qp->srtt_ns ? r - qp->srtt_ns : qp->srtt_ns - r;
-	qp->rttvar_ns = qp->rttvar_ns - (qp->rttvar_ns >> 2) + (d >> 2);
-	qp->srtt_ns = qp->srtt_ns - (qp->srtt_ns >> 3) + (r >> 3);
+	if (qp->rtt.valid)
+		us = max(us, div_u64(qp->rtt.rto_ns, 1000));
+	return usecs_to_jiffies(us);
 }
 
 void mroce_tx_start_timer(struct mroce_qp *qp)
