@@ -51,6 +51,19 @@ struct metaroce_qp {
 	struct metaroce_ring rq;
 };
 
+/* An SRQ; with a ring (ring.h), posting needs no syscall. */
+struct metaroce_srq {
+	struct ibv_srq ibv_srq;
+	pthread_spinlock_t lock;	/* ring: local, and the ring itself */
+	struct metaroce_ring ring;
+	uint32_t max_sge;
+};
+
+static inline struct metaroce_srq *to_msrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct metaroce_srq, ibv_srq);
+}
+
 static inline struct metaroce_qp *to_mqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct metaroce_qp, vqp.qp);

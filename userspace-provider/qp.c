@@ -5,8 +5,9 @@
  * An RC QP's send and receive queues are rings shared with the kernel
  * (ring.h). ibv_post_send writes WQEs there and rings the doorbell, a
  * post_send command with no work requests, once per call; ibv_post_recv
- * only writes WQEs, which the kernel takes when a message needs one.
- * UD and GSI QPs post through the uverbs commands.
+ * only writes WQEs, which the kernel takes when a message needs one (a QP
+ * on an SRQ has no receive ring: srq.c). UD and GSI QPs post through the
+ * uverbs commands.
  */
 
 #include <config.h>
@@ -63,7 +64,9 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 	if (!ret)
 		ret = metaroce_ring_map(&qp->rq, context->cmd_fd, &resp.rq,
 					sizeof(struct metaroce_recv_wqe));
-	if (!ret && !qp->sq.map != !qp->rq.map)
+	/* A QP on a ring SRQ receives from the SRQ's ring: it has none. */
+	if (!ret && !qp->sq.map != !qp->rq.map &&
+	    !(qp->sq.map && attr->srq && to_msrq(attr->srq)->ring.map))
 		ret = EPROTO;
 	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		ret = metaroce_wr_init(qp, attr);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * MetaRoCE user QPs with shared send and receive rings.
+ * MetaRoCE user QPs with shared send and receive rings (a QP on a ring
+ * SRQ has no receive ring: srq.c binds from the SRQ's).
  *
  * The send ring and the kernel's send queue have the same size and the
  * same indices: the doorbell copies ring slot i into sq[i], and the
@@ -19,6 +20,7 @@
 #include <linux/minmax.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include "srq.h"
 #include "uqp.h"
 
 static_assert(METAROCE_MAX_SGE == MROCE_QP_MAX_SGE);
@@ -46,6 +48,14 @@ int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 					 &resp.sq);
 		if (err)
 			return err;
+	}
+	/*
+	 * A QP on a ring SRQ receives from that ring only. One on a command
+	 * SRQ (a provider that predates SRQ rings, which insists on both
+	 * rings) gets a receive ring that is never read.
+	 */
+	if (init->qp_type == IB_QPT_RC &&
+	    !(init->srq && mroce_srq_has_ring(to_msrq(init->srq)))) {
 		err = mroce_queue_create(&uc->ibuc, &qp->urq, qp->rq_size,
 					 sizeof(struct metaroce_recv_wqe),
 					 &resp.rq);
@@ -118,6 +128,21 @@ static s64 mroce_uqp_load_sges(struct ib_sge *sge,
 		len += sge[i].length;
 	}
 	return len > MROCE_MAX_MSG ? -EINVAL : len;
+}
+
+int mroce_uqp_load_rwqe(struct mroce_rwqe *rwqe,
+			const struct metaroce_recv_wqe *u, u32 max_sge)
+{
+	u32 num_sge;
+
+	memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
+	rwqe->wr_id = READ_ONCE(u->wr_id);
+	num_sge = READ_ONCE(u->num_sge);
+	if (num_sge > max_sge ||
+	    mroce_uqp_load_sges(rwqe->sge, u->sge, num_sge) < 0)
+		return -EINVAL;
+	rwqe->num_sge = num_sge;
+	return 0;
 }
 
 /*
@@ -270,7 +295,8 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 	u32 prod, avail, room;
 	int err = 0;
 
-	if (!mroce_qp_has_rings(qp))
+	/* A QP on an SRQ takes its WQEs from there (srq.c). */
+	if (!mroce_qp_has_rq_ring(qp) || qp->ibqp.srq)
 		return 0;
 	/* Acquire: the WQEs are read only after the index covering them. */
 	prod = smp_load_acquire(&hdr->prod);
@@ -288,21 +314,14 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 		const struct metaroce_recv_wqe *u =
 			mroce_queue_elem(&qp->urq, qp->urq_cons++);
 		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_head++);
-		u32 num_sge;
 
-		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
-		rwqe->wr_id = READ_ONCE(u->wr_id);
-		num_sge = READ_ONCE(u->num_sge);
-		if (num_sge > MROCE_QP_MAX_SGE ||
-		    mroce_uqp_load_sges(rwqe->sge, u->sge, num_sge) < 0) {
+		if (mroce_uqp_load_rwqe(rwqe, u, MROCE_QP_MAX_SGE)) {
 			ibdev_warn_ratelimited(qp->ibqp.device,
-					       "qp %u: bad receive WQE (wr_id %#llx, %u SGEs) in the ring\n",
-					       qp->ibqp.qp_num, rwqe->wr_id,
-					       num_sge);
+					       "qp %u: bad receive WQE (wr_id %#llx) in the ring\n",
+					       qp->ibqp.qp_num, rwqe->wr_id);
 			err = -EINVAL;
 			break;
 		}
-		rwqe->num_sge = num_sge;
 	}
 	/* Release: the slots were read before userspace may reuse them. */
 	smp_store_release(&hdr->cons, qp->urq_cons);
@@ -338,7 +357,7 @@ int mroce_uqp_post_recv(struct mroce_qp *qp)
 
 void mroce_uqp_state_changed(struct mroce_qp *qp)
 {
-	if (!mroce_qp_has_rings(qp))
+	if (!mroce_qp_has_rq_ring(qp))
 		return;
 	/* In error, receives complete at once: userspace must ring for them. */
 	WRITE_ONCE(qp->urq.hdr->flags,
@@ -359,13 +378,15 @@ void mroce_uqp_reset(struct mroce_qp *qp)
 		return;
 	/* Reset discards what is queued: the rings restart where they are. */
 	sprod = READ_ONCE(qp->usq.hdr->prod);
-	rprod = READ_ONCE(qp->urq.hdr->prod);
 	qp->sq_head = sprod;
 	qp->sq_tx = sprod;
 	qp->sq_tail = sprod;
-	qp->urq_cons = rprod;
 	/* Release, as everywhere we give slots back. */
 	smp_store_release(&qp->usq.hdr->cons, sprod);
+	if (!mroce_qp_has_rq_ring(qp))
+		return;
+	rprod = READ_ONCE(qp->urq.hdr->prod);
+	qp->urq_cons = rprod;
 	/* Release, likewise. */
 	smp_store_release(&qp->urq.hdr->cons, rprod);
 	WRITE_ONCE(qp->urq.hdr->flags, 0);

@@ -14,6 +14,20 @@ static inline bool mroce_qp_has_rings(const struct mroce_qp *qp)
 	return qp->usq.entry;
 }
 
+/* The receive ring: not for QPs on a ring SRQ. */
+static inline bool mroce_qp_has_rq_ring(const struct mroce_qp *qp)
+{
+	return qp->urq.entry;
+}
+
+/*
+ * Build @rwqe from ring slot @u, each field read once. -EINVAL if it does
+ * not validate (more than @max_sge SGEs, or a message over 2 GiB): then
+ * @rwqe keeps the wr_id and has no SGE.
+ */
+int mroce_uqp_load_rwqe(struct mroce_rwqe *rwqe,
+			const struct metaroce_recv_wqe *u, u32 max_sge);
+
 /* At create_qp (user QPs only): rings for RC QPs, the response written. */
 int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata);
