@@ -8,7 +8,8 @@
  * kernel and userspace share through mmap. Sizes and layouts are ABI.
  *
  * Shared queues. Every user CQ, the send and receive queue of every
- * user RC QP, and every user SRQ, is a ring in memory mapped from the kernel: a struct
+ * user RC QP (and UD QP, when create_qp asks: METAROCE_CREATE_QP_F_UD_RINGS),
+ * and every user SRQ, is a ring in memory mapped from the kernel: a struct
  * metaroce_queue_hdr, then num_elems elements of elem_size bytes at
  * METAROCE_QUEUE_DATA_OFFSET. prod and cons run freely (they wrap at
  * 2^32) and an index is reduced modulo num_elems, a power of two, so
@@ -95,10 +96,28 @@ struct metaroce_resize_cq_resp {
 	struct metaroce_queue_info cq;
 };
 
-/* Driver part of the create_qp response: UD and GSI QPs get no queues. */
+/* Driver part of the create_qp command. */
+struct metaroce_create_qp_cmd {
+	__u32 flags;		/* METAROCE_CREATE_QP_F_* */
+	__u32 reserved;
+};
+
+/* UD QPs get rings too: the provider names AHs by number in send WQEs. */
+#define METAROCE_CREATE_QP_F_UD_RINGS	(1U << 0)
+
+/*
+ * Driver part of the create_qp response. UD QPs get queues only with
+ * METAROCE_CREATE_QP_F_UD_RINGS; a QP on a ring SRQ has no receive queue.
+ */
 struct metaroce_create_qp_resp {
 	struct metaroce_queue_info sq;
 	struct metaroce_queue_info rq;
+};
+
+/* Driver part of the create_ah response. */
+struct metaroce_create_ah_resp {
+	__u32 ah_num;		/* names the AH in UD send WQEs; never 0 */
+	__u32 reserved;
 };
 
 /* Driver part of the create_srq response. */
@@ -122,7 +141,8 @@ struct metaroce_sge {
 };
 
 /*
- * Send WQE. opcode is an enum ib_uverbs_wr_opcode value (SEND, SEND_WITH_IMM,
+ * Send WQE. opcode is an enum ib_uverbs_wr_opcode value (UD: SEND and
+ * SEND_WITH_IMM only, at most the path MTU long; RC: SEND, SEND_WITH_IMM,
  * SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV); send_flags are
  * IB_SEND_FENCE, _SIGNALED, _SOLICITED and _INLINE (ibv_send_flags).
@@ -140,7 +160,7 @@ struct metaroce_send_wqe {
 	__aligned_u64 remote_addr;
 	__aligned_u64 compare_add;
 	__aligned_u64 swap;
-	__u32 ah_num;		/* UD: not used yet, UD QPs have no queues */
+	__u32 ah_num;		/* UD: the AH, of the QP's PD, from create_ah */
 	__u32 remote_qpn;
 	__u32 remote_qkey;
 	__u32 reserved;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * MetaRoCE user QPs with shared send and receive rings (a QP on a ring
- * SRQ has no receive ring: srq.c binds from the SRQ's).
+ * MetaRoCE user QPs with shared send and receive rings: RC QPs, and UD
+ * QPs of a provider that names AHs by number (a QP on a ring SRQ has no
+ * receive ring: srq.c binds from the SRQ's).
  *
  * The send ring and the kernel's send queue have the same size and the
  * same indices: the doorbell copies ring slot i into sq[i], and the
@@ -21,6 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include "srq.h"
+#include "ud.h"
 #include "uqp.h"
 
 static_assert(METAROCE_MAX_SGE == MROCE_QP_MAX_SGE);
@@ -34,15 +36,31 @@ int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata)
 {
 	struct metaroce_create_qp_resp resp = {};
+	struct metaroce_create_qp_cmd cmd = {};
 	struct mroce_ucontext *uc;
+	bool rings;
 	int err;
 
+	if (udata->inlen &&
+	    (udata->inlen < sizeof(cmd) ||
+	     ib_copy_from_udata(&cmd, udata, sizeof(cmd)) ||
+	     cmd.flags & ~METAROCE_CREATE_QP_F_UD_RINGS || cmd.reserved)) {
+		ibdev_dbg_ratelimited(qp->ibqp.device, "create_qp: bad driver data (%zu bytes, flags %#x)\n",
+				      udata->inlen, cmd.flags);
+		return -EINVAL;
+	}
 	/* A provider of an older ABI keeps the uverbs commands. */
 	if (udata->outlen < sizeof(resp))
 		return 0;
 	uc = rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
-	/* Datagram QPs name AHs by uverbs handle: they keep the commands. */
-	if (init->qp_type == IB_QPT_RC) {
+	/*
+	 * UD send WQEs name AHs by the number from create_ah: only a provider
+	 * that says it does gets UD rings.
+	 */
+	rings = init->qp_type == IB_QPT_RC ||
+		(init->qp_type == IB_QPT_UD &&
+		 (cmd.flags & METAROCE_CREATE_QP_F_UD_RINGS));
+	if (rings) {
 		err = mroce_queue_create(&uc->ibuc, &qp->usq, qp->sq_size,
 					 sizeof(struct metaroce_send_wqe),
 					 &resp.sq);
@@ -54,8 +72,7 @@ int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 	 * SRQ (a provider that predates SRQ rings, which insists on both
 	 * rings) gets a receive ring that is never read.
 	 */
-	if (init->qp_type == IB_QPT_RC &&
-	    !(init->srq && mroce_srq_has_ring(to_msrq(init->srq)))) {
+	if (rings && !(init->srq && mroce_srq_has_ring(to_msrq(init->srq)))) {
 		err = mroce_queue_create(&uc->ibuc, &qp->urq, qp->rq_size,
 					 sizeof(struct metaroce_recv_wqe),
 					 &resp.rq);
@@ -224,6 +241,24 @@ static int mroce_uqp_load_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	return 0;
 }
 
+/* The datagram part of a UD send WQE: one packet, to an AH of the QP's PD. */
+static int mroce_uqp_load_ud(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			     const struct metaroce_send_wqe *u)
+{
+	u32 mtu = ib_mtu_enum_to_int(READ_ONCE(qp->mdev->active_mtu));
+
+	if (wqe->opcode != IB_WR_SEND && wqe->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	if (wqe->length > mtu)
+		return -EINVAL;
+	wqe->ud.remote_qpn = READ_ONCE(u->remote_qpn);
+	wqe->ud.remote_qkey = READ_ONCE(u->remote_qkey);
+	if (wqe->ud.remote_qpn & ~METAROCE_QPN_MASK)
+		return -EINVAL;
+	return mroce_ah_load_av(qp->ibqp.pd, READ_ONCE(u->ah_num),
+				&wqe->ud.av);
+}
+
 void mroce_uqp_sq_done(struct mroce_qp *qp)
 {
 	if (!mroce_qp_has_rings(qp))
@@ -248,10 +283,13 @@ static int mroce_uqp_pull_send(struct mroce_qp *qp)
 	}
 	while (qp->sq_head != prod) {
 		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_head);
+		const struct metaroce_send_wqe *u;
 		int err;
 
-		err = mroce_uqp_load_swqe(qp, wqe,
-					  mroce_queue_elem(&qp->usq, qp->sq_head));
+		u = mroce_queue_elem(&qp->usq, qp->sq_head);
+		err = mroce_uqp_load_swqe(qp, wqe, u);
+		if (!err && mroce_qp_is_ud(qp))
+			err = mroce_uqp_load_ud(qp, wqe, u);
 		qp->sq_head++;
 		if (err) {
 			ibdev_warn_ratelimited(qp->ibqp.device,
@@ -285,7 +323,10 @@ int mroce_uqp_post_send(struct mroce_qp *qp)
 	 * the process then spins on its CQ ring without a syscall, and on a
 	 * non-preemptible kernel the worker would wait for the next tick.
 	 */
-	mroce_tx_work(&qp->tx_work);
+	if (mroce_qp_is_ud(qp))
+		mroce_ud_tx_work(&qp->tx_work);
+	else
+		mroce_tx_work(&qp->tx_work);
 	return err;
 }
 
