@@ -41,10 +41,14 @@ int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 	bool rings;
 	int err;
 
+	/* Unknown flags and bytes past the struct must be zero: later ABIs. */
 	if (udata->inlen &&
 	    (udata->inlen < sizeof(cmd) ||
 	     ib_copy_from_udata(&cmd, udata, sizeof(cmd)) ||
-	     cmd.flags & ~METAROCE_CREATE_QP_F_UD_RINGS || cmd.reserved)) {
+	     cmd.flags & ~METAROCE_CREATE_QP_F_UD_RINGS || cmd.reserved ||
+	     (udata->inlen > sizeof(cmd) &&
+	      !ib_is_udata_cleared(udata, sizeof(cmd),
+				   udata->inlen - sizeof(cmd))))) {
 		ibdev_dbg_ratelimited(qp->ibqp.device, "create_qp: bad driver data (%zu bytes, flags %#x)\n",
 				      udata->inlen, cmd.flags);
 		return -EINVAL;
