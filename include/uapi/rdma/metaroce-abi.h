@@ -8,8 +8,8 @@
  * kernel and userspace share through mmap. Sizes and layouts are ABI.
  *
  * Shared queues. Every user CQ, the send and receive queue of every
- * user RC QP (and UD QP, when create_qp asks: METAROCE_CREATE_QP_F_UD_RINGS),
- * and every user SRQ, is a ring in memory mapped from the kernel: a struct
+ * user RC QP (and UD QP, if create_qp asks: METAROCE_CREATE_QP_F_UD_RINGS)
+ * and every user SRQ is a ring in memory mapped from the kernel: a struct
  * metaroce_queue_hdr, then num_elems elements of elem_size bytes at
  * METAROCE_QUEUE_DATA_OFFSET. prod and cons run freely (they wrap at
  * 2^32) and an index is reduced modulo num_elems, a power of two, so
