@@ -2,9 +2,9 @@
 /*
  * MetaRoCE userspace provider: address handles.
  *
- * The kernel keeps the address; a UD work request names the AH by its
- * handle, which ibv_cmd_post_send passes down with the remote QPN and
- * Q_Key.
+ * The kernel keeps the address. A UD send WQE in a ring names the AH by
+ * the number create_ah returned; through the post_send command, by its
+ * uverbs handle.
  */
 
 #include <config.h>
@@ -17,8 +17,8 @@
 static struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd,
 					 struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp = {};
-	struct ibv_ah *ah;
+	struct umetaroce_create_ah_resp resp = {};
+	struct metaroce_ah *ah;
 	int ret;
 
 	ah = calloc(1, sizeof(*ah));
@@ -26,13 +26,15 @@ static struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
 		return NULL;
 	}
-	return ah;
+	ah->num = resp.ah_num;
+	return &ah->ibv_ah;
 }
 
 static int metaroce_destroy_ah(struct ibv_ah *ah)
@@ -41,7 +43,7 @@ static int metaroce_destroy_ah(struct ibv_ah *ah)
 
 	ret = ibv_cmd_destroy_ah(ah);
 	if (!ret)
-		free(ah);
+		free(to_mah(ah));
 	return ret;
 }
 

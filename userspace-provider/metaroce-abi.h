@@ -23,6 +23,12 @@ DECLARE_DRV_CMD(umetaroce_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 DECLARE_DRV_CMD(umetaroce_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, metaroce_resize_cq_resp);
 DECLARE_DRV_CMD(umetaroce_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
-		empty, metaroce_create_qp_resp);
+		metaroce_create_qp_cmd, metaroce_create_qp_resp);
+DECLARE_DRV_CMD(umetaroce_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
+		empty, metaroce_create_ah_resp);
+DECLARE_DRV_CMD(umetaroce_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
+		empty, metaroce_create_srq_resp);
+DECLARE_DRV_CMD(umetaroce_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
+		metaroce_modify_srq_cmd, empty);
 
 #endif /* METAROCE_PROVIDER_ABI_H */

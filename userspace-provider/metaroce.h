@@ -44,12 +44,36 @@ struct metaroce_wr_batch {
 struct metaroce_qp {
 	struct verbs_qp vqp;
 	struct metaroce_wr_batch batch;
-	/* RC QPs: send and receive rings shared with the kernel (ring.h) */
+	/* RC and UD QPs: send and receive rings shared with the kernel (ring.h) */
 	pthread_spinlock_t sq_lock;	/* sq.local */
 	pthread_spinlock_t rq_lock;	/* rq.local */
 	struct metaroce_ring sq;
 	struct metaroce_ring rq;
 };
+
+/* An AH; num names it in UD send WQEs (0: the kernel gave none). */
+struct metaroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t num;
+};
+
+static inline struct metaroce_ah *to_mah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct metaroce_ah, ibv_ah);
+}
+
+/* An SRQ; with a ring (ring.h), posting needs no syscall. */
+struct metaroce_srq {
+	struct ibv_srq ibv_srq;
+	pthread_spinlock_t lock;	/* ring: local, and the ring itself */
+	struct metaroce_ring ring;
+	uint32_t max_sge;
+};
+
+static inline struct metaroce_srq *to_msrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct metaroce_srq, ibv_srq);
+}
 
 static inline struct metaroce_qp *to_mqp(struct ibv_qp *ibqp)
 {

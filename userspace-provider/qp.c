@@ -5,8 +5,9 @@
  * An RC QP's send and receive queues are rings shared with the kernel
  * (ring.h). ibv_post_send writes WQEs there and rings the doorbell, a
  * post_send command with no work requests, once per call; ibv_post_recv
- * only writes WQEs, which the kernel takes when a message needs one.
- * UD and GSI QPs post through the uverbs commands.
+ * only writes WQEs, which the kernel takes when a message needs one (a QP
+ * on an SRQ has no receive ring: srq.c). UD QPs too, their send WQEs
+ * naming the AH by the number from create_ah (ah.c).
  */
 
 #include <config.h>
@@ -35,7 +36,9 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 					    struct ibv_qp_init_attr_ex *attr)
 {
 	struct umetaroce_create_qp_resp resp = {};
-	struct ibv_create_qp cmd;
+	struct umetaroce_create_qp cmd = {
+		.flags = METAROCE_CREATE_QP_F_UD_RINGS,
+	};
 	struct metaroce_qp *qp;
 	int ret;
 
@@ -51,8 +54,8 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 	}
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		metaroce_qp_free(qp);
 		errno = ret;
@@ -63,7 +66,9 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 	if (!ret)
 		ret = metaroce_ring_map(&qp->rq, context->cmd_fd, &resp.rq,
 					sizeof(struct metaroce_recv_wqe));
-	if (!ret && !qp->sq.map != !qp->rq.map)
+	/* A QP on a ring SRQ receives from the SRQ's ring: it has none. */
+	if (!ret && !qp->sq.map != !qp->rq.map &&
+	    !(qp->sq.map && attr->srq && to_msrq(attr->srq)->ring.map))
 		ret = EPROTO;
 	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		ret = metaroce_wr_init(qp, attr);
@@ -132,11 +137,26 @@ static int metaroce_fill_sges(struct metaroce_sge *dst,
 	return 0;
 }
 
+/* The datagram part of a UD WQE: the AH by number. */
+static int metaroce_fill_ud(struct metaroce_send_wqe *w,
+			    const struct ibv_send_wr *wr)
+{
+	if ((wr->opcode != IBV_WR_SEND &&
+	     wr->opcode != IBV_WR_SEND_WITH_IMM) || !wr->wr.ud.ah ||
+	    !to_mah(wr->wr.ud.ah)->num)
+		return EINVAL;
+	w->ah_num = to_mah(wr->wr.ud.ah)->num;
+	w->remote_qpn = wr->wr.ud.remote_qpn;
+	w->remote_qkey = wr->wr.ud.remote_qkey;
+	return 0;
+}
+
 /* Fill ring slot @w from @wr; the kernel validates it again. */
 static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
-				  const struct ibv_send_wr *wr)
+				  const struct ibv_send_wr *wr, bool ud)
 {
 	uint32_t len = 0;
+	int err;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
@@ -155,6 +175,12 @@ static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
 	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
 			       IBV_SEND_SOLICITED | IBV_SEND_INLINE))
 		return EINVAL;
+	w->ah_num = 0;
+	if (ud) {
+		err = metaroce_fill_ud(w, wr);
+		if (err)
+			return err;
+	}
 
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;		/* ibv_wr_opcode == ib_uverbs_wr_opcode */
@@ -232,7 +258,7 @@ static int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 		err = metaroce_fill_send_wqe(metaroce_ring_elem(r, r->local),
-					     wr);
+					     wr, ibqp->qp_type == IBV_QPT_UD);
 		if (err)
 			break;
 		r->local++;

@@ -7,8 +7,9 @@
  * the driver-specific part; the queue structs describe memory that the
  * kernel and userspace share through mmap. Sizes and layouts are ABI.
  *
- * Shared queues. Every user CQ, and the send and receive queue of every
- * user RC QP, is a ring in memory mapped from the kernel: a struct
+ * Shared queues. Every user CQ, the send and receive queue of every
+ * user RC QP (and UD QP, if create_qp asks: METAROCE_CREATE_QP_F_UD_RINGS)
+ * and every user SRQ is a ring in memory mapped from the kernel: a struct
  * metaroce_queue_hdr, then num_elems elements of elem_size bytes at
  * METAROCE_QUEUE_DATA_OFFSET. prod and cons run freely (they wrap at
  * 2^32) and an index is reduced modulo num_elems, a power of two, so
@@ -17,7 +18,7 @@
  * store after writing the elements it covers; the reader loads it with
  * acquire:
  *   CQ:     the kernel writes CQEs and prod; userspace writes cons.
- *   SQ, RQ: userspace writes WQEs and prod; the kernel writes cons.
+ *   SQ, RQ, SRQ: userspace writes WQEs and prod; the kernel writes cons.
  * The kernel copies each WQE once and validates the copy; it never trusts
  * a value read from the ring twice, nor a prod that claims more than
  * num_elems queued.
@@ -30,6 +31,16 @@
  * METAROCE_QUEUE_F_DOORBELL is set in flags (the QP is in the error state
  * and receives are flushed at once), userspace also rings the post_recv
  * doorbell (post_recv with no work requests) after publishing prod.
+ * Shared receive queue: there is no doorbell at all. A QP on the SRQ
+ * takes WQEs when a message needs one; cons counts WQEs taken, so a slot
+ * may be written again once cons has passed it. A QP on a ring SRQ has no
+ * receive ring (num_elems 0). A WQE that does not validate is taken with
+ * no SGE (its message fails with a length error unless it is empty); a
+ * prod more than num_elems ahead of cons breaks the SRQ for good
+ * (IB_EVENT_SRQ_ERR; it gives no more WQEs). ibv_modify_srq(IBV_SRQ_MAX_WR)
+ * moves the queued WQEs to a new ring, same indices, and writes where it
+ * is to the address in struct metaroce_modify_srq_cmd; the old ring is
+ * then dead and is unmapped.
  */
 #ifndef METAROCE_ABI_USER_H
 #define METAROCE_ABI_USER_H
@@ -85,10 +96,42 @@ struct metaroce_resize_cq_resp {
 	struct metaroce_queue_info cq;
 };
 
-/* Driver part of the create_qp response: UD and GSI QPs get no queues. */
+/* Driver part of the create_qp command. */
+struct metaroce_create_qp_cmd {
+	__u32 flags;		/* METAROCE_CREATE_QP_F_* */
+	__u32 reserved;
+};
+
+/* UD QPs get rings too: the provider names AHs by number in send WQEs. */
+#define METAROCE_CREATE_QP_F_UD_RINGS	(1U << 0)
+
+/*
+ * Driver part of the create_qp response. UD QPs get queues only with
+ * METAROCE_CREATE_QP_F_UD_RINGS; a QP on a ring SRQ has no receive queue.
+ */
 struct metaroce_create_qp_resp {
 	struct metaroce_queue_info sq;
 	struct metaroce_queue_info rq;
+};
+
+/* Driver part of the create_ah response. */
+struct metaroce_create_ah_resp {
+	__u32 ah_num;		/* names the AH in UD send WQEs; never 0 */
+	__u32 reserved;
+};
+
+/* Driver part of the create_srq response. */
+struct metaroce_create_srq_resp {
+	struct metaroce_queue_info srq;
+};
+
+/*
+ * Driver part of the modify_srq command of a ring SRQ: with IB_SRQ_MAX_WR,
+ * the kernel writes the struct metaroce_queue_info of the new ring to
+ * this user address.
+ */
+struct metaroce_modify_srq_cmd {
+	__aligned_u64 queue_info_addr;
 };
 
 struct metaroce_sge {
@@ -98,7 +141,8 @@ struct metaroce_sge {
 };
 
 /*
- * Send WQE. opcode is an enum ib_uverbs_wr_opcode value (SEND, SEND_WITH_IMM,
+ * Send WQE. opcode is an enum ib_uverbs_wr_opcode value (UD: SEND and
+ * SEND_WITH_IMM only, at most the path MTU long; RC: SEND, SEND_WITH_IMM,
  * SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV); send_flags are
  * IB_SEND_FENCE, _SIGNALED, _SOLICITED and _INLINE (ibv_send_flags).
@@ -116,7 +160,7 @@ struct metaroce_send_wqe {
 	__aligned_u64 remote_addr;
 	__aligned_u64 compare_add;
 	__aligned_u64 swap;
-	__u32 ah_num;		/* UD: not used yet, UD QPs have no queues */
+	__u32 ah_num;		/* UD: the AH, of the QP's PD, from create_ah */
 	__u32 remote_qpn;
 	__u32 remote_qkey;
 	__u32 reserved;

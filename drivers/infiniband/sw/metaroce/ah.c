@@ -10,9 +10,57 @@
  * unset): nothing here sleeps.
  */
 
+#include <linux/xarray.h>
 #include <net/ipv6.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/metaroce-abi.h>
 #include "metaroce.h"
 #include "ah.h"
+
+/*
+ * User AHs by number (never 0): UD send WQEs in a ring name their AH so
+ * (uqp.c). Lookups copy the address under the xarray lock, so an AH being
+ * destroyed is either found whole or not at all.
+ */
+static DEFINE_XARRAY_ALLOC1(mroce_uah_xa);
+
+int mroce_ah_load_av(struct ib_pd *pd, u32 num, struct mroce_av *av)
+{
+	struct mroce_ah *ah;
+	int err = -EINVAL;
+
+	xa_lock(&mroce_uah_xa);
+	ah = xa_load(&mroce_uah_xa, num);
+	if (ah && ah->ibah.pd == pd) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock(&mroce_uah_xa);
+	return err;
+}
+
+/* A number for a user AH, told to a provider that asks for it. */
+static int mroce_ah_number(struct mroce_ah *ah, u32 flags,
+			   struct ib_udata *udata)
+{
+	struct metaroce_create_ah_resp resp = {};
+	int err;
+
+	if (udata->outlen < sizeof(resp))
+		return 0;
+	err = xa_alloc(&mroce_uah_xa, &ah->num, ah, xa_limit_32b,
+		       flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
+		       GFP_ATOMIC);
+	if (err)
+		return err;
+	resp.ah_num = ah->num;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err) {
+		xa_erase(&mroce_uah_xa, ah->num);
+		ah->num = 0;
+	}
+	return err;
+}
 
 static int mroce_create_ah(struct ib_ah *ibah,
 			   struct rdma_ah_init_attr *init_attr,
@@ -23,6 +71,7 @@ static int mroce_create_ah(struct ib_ah *ibah,
 	struct mroce_dev *mdev = to_mdev(ibah->device);
 	struct mroce_ah *ah = to_mah(ibah);
 	struct mroce_av *av = &ah->av;
+	int err;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !grh->sgid_attr) {
@@ -49,6 +98,13 @@ static int mroce_create_ah(struct ib_ah *ibah,
 		atomic_dec(&mdev->ah_count);
 		return -ENOMEM;
 	}
+	if (udata) {
+		err = mroce_ah_number(ah, init_attr->flags, udata);
+		if (err) {
+			atomic_dec(&mdev->ah_count);
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -68,6 +124,10 @@ static int mroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 static int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct mroce_ah *ah = to_mah(ibah);
+
+	if (ah->num)
+		xa_erase(&mroce_uah_xa, ah->num);
 	atomic_dec(&to_mdev(ibah->device)->ah_count);
 	return 0;
 }

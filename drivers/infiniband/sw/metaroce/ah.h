@@ -27,11 +27,15 @@ struct mroce_ah {
 	u8 sgid_index;
 	u8 sl;
 	u8 dmac[ETH_ALEN];
+	u32 num;			/* user AHs: the number UD WQEs name */
 };
 
 static inline struct mroce_ah *to_mah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct mroce_ah, ibah);
 }
+
+/* The address of user AH @num of @pd, copied into @av; -EINVAL if none. */
+int mroce_ah_load_av(struct ib_pd *pd, u32 num, struct mroce_av *av);
 
 #endif /* METAROCE_AH_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * MetaRoCE shared receive queues: the verbs and the binding of their WQEs
- * to the QPs that receive into them (see srq.h).
+ * to the QPs that receive into them (see srq.h), from the kernel's array
+ * or from the ring shared with the process.
  *
  * Lock order: a QP's lock, then its SRQ's. The SRQ lock is taken with
  * interrupts off: kernel consumers may post receives from any context.
@@ -9,9 +10,12 @@
 
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include "metaroce.h"
 #include "srq.h"
+#include "uqp.h"
 
 static struct mroce_rwqe *mroce_srq_wqe(struct mroce_srq *srq, u32 idx)
 {
@@ -38,34 +42,85 @@ static void mroce_srq_event(struct mroce_srq *srq, enum ib_event_type type)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
+/*
+ * Bring srq->head up to date: a ring SRQ's is the process's prod, read
+ * once here. A prod more than the ring's size ahead is garbage that no
+ * later value can make sense of: the SRQ breaks for good (true returned
+ * the first time, for IB_EVENT_SRQ_ERR) and gives no more WQEs. Lock held.
+ */
+static bool mroce_srq_sync_head(struct mroce_srq *srq)
+{
+	u32 prod;
+
+	if (!mroce_srq_has_ring(srq) || srq->broken)
+		return false;
+	/* Acquire: the WQEs are read only after the index covering them. */
+	prod = smp_load_acquire(&srq->ring.hdr->prod);
+	if (prod - srq->tail <= srq->size) {
+		srq->head = prod;
+		return false;
+	}
+	ibdev_warn_ratelimited(srq->ibsrq.device,
+			       "srq: ring producer %u out of range (%u..%u), SRQ broken\n",
+			       prod, srq->tail, srq->tail + srq->size);
+	srq->broken = true;
+	srq->head = srq->tail;
+	return true;
+}
+
+/* Take the WQE at srq->tail into @rwqe. Lock held. */
+static void mroce_srq_take(struct mroce_srq *srq, struct mroce_qp *qp,
+			   struct mroce_rwqe *rwqe)
+{
+	u32 idx = srq->tail++;
+
+	if (!mroce_srq_has_ring(srq)) {
+		mroce_rwqe_copy(rwqe, mroce_srq_wqe(srq, idx));
+		return;
+	}
+	/* A bad WQE is taken with no SGE: its message fails, unless empty. */
+	if (mroce_uqp_load_rwqe(rwqe, mroce_queue_elem(&srq->ring, idx),
+				srq->max_sge))
+		ibdev_warn_ratelimited(srq->ibsrq.device,
+				       "srq: bad receive WQE %u (wr_id %#llx) in the ring, bound to qp %u\n",
+				       idx, rwqe->wr_id, qp->ibqp.qp_num);
+}
+
 int mroce_srq_bind(struct mroce_qp *qp, u32 n)
 {
 	struct mroce_srq *srq = to_msrq(qp->ibqp.srq);
 	u32 have = qp->rq_head - qp->rq_tail;
+	bool broke, limit = false;
 	unsigned long flags;
-	bool limit = false;
+	int err = 0;
 
 	if (have >= n)
 		return 0;
 	if (n > qp->rq_size)
 		return -ENOBUFS;
 	spin_lock_irqsave(&srq->lock, flags);
+	broke = mroce_srq_sync_head(srq);
 	if (srq->head - srq->tail < n - have) {
-		spin_unlock_irqrestore(&srq->lock, flags);
-		return -ENOBUFS;
+		err = -ENOBUFS;
+		goto out;
 	}
 	for (; have < n; have++)
-		mroce_rwqe_copy(mroce_rq_wqe(qp, qp->rq_head++),
-				mroce_srq_wqe(srq, srq->tail++));
+		mroce_srq_take(srq, qp, mroce_rq_wqe(qp, qp->rq_head++));
+	if (mroce_srq_has_ring(srq))
+		/* Release: the slots were read before the process reuses them. */
+		smp_store_release(&srq->ring.hdr->cons, srq->tail);
 	/* The limit fires once per arming, when the SRQ drops below it. */
 	if (srq->limit && srq->head - srq->tail < srq->limit) {
 		srq->limit = 0;
 		limit = true;
 	}
+out:
 	spin_unlock_irqrestore(&srq->lock, flags);
+	if (broke)
+		mroce_srq_event(srq, IB_EVENT_SRQ_ERR);
 	if (limit)
 		mroce_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
-	return 0;
+	return err;
 }
 
 static int mroce_srq_check_udata(struct ib_device *ibdev, const char *verb,
@@ -88,6 +143,23 @@ static int mroce_srq_check_size(struct ib_device *ibdev, const char *verb,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int mroce_srq_create_ring(struct mroce_srq *srq, struct ib_udata *udata)
+{
+	struct mroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
+	struct metaroce_create_srq_resp resp = {};
+	int err;
+
+	err = mroce_queue_create(&uc->ibuc, &srq->ring, srq->size,
+				 sizeof(struct metaroce_recv_wqe), &resp.srq);
+	if (err)
+		return err;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		mroce_queue_destroy(&srq->ring);
+	return err;
 }
 
 static int mroce_create_srq(struct ib_srq *ibsrq,
@@ -131,10 +203,17 @@ static int mroce_create_srq(struct ib_srq *ibsrq,
 	srq->head = 0;
 	srq->tail = 0;
 	srq->limit = attr->srq_limit;
-	srq->wqe = kvcalloc(srq->size, sizeof(*srq->wqe), GFP_KERNEL);
-	if (!srq->wqe) {
-		err = -ENOMEM;
-		goto err_count;
+	/* A provider of an older ABI keeps the uverbs commands. */
+	if (udata && udata->outlen >= sizeof(struct metaroce_create_srq_resp)) {
+		err = mroce_srq_create_ring(srq, udata);
+		if (err)
+			goto err_count;
+	} else {
+		srq->wqe = kvcalloc(srq->size, sizeof(*srq->wqe), GFP_KERNEL);
+		if (!srq->wqe) {
+			err = -ENOMEM;
+			goto err_count;
+		}
 	}
 	attr->max_wr = srq->size;
 	attr->max_sge = srq->max_sge;
@@ -175,6 +254,84 @@ static int mroce_srq_resize(struct mroce_srq *srq, u32 max_wr)
 	return 0;
 }
 
+/*
+ * IB_SRQ_MAX_WR of a ring SRQ: a new ring, its place written to the
+ * address the provider gave, the queued WQEs moved to it at the same
+ * indices (copied as they are: binding validates them).
+ */
+static int mroce_srq_resize_ring(struct mroce_srq *srq, u32 max_wr,
+				 struct ib_udata *udata)
+{
+	struct ib_device *ibdev = srq->ibsrq.device;
+	struct mroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
+	u32 size = roundup_pow_of_two(max_wr), i, queued;
+	struct metaroce_modify_srq_cmd cmd;
+	struct metaroce_queue_info info;
+	struct mroce_queue ring = {}, old;
+	unsigned long flags;
+	bool broke;
+	int err;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    ib_copy_from_udata(&cmd, udata, sizeof(cmd)) ||
+	    !cmd.queue_info_addr) {
+		ibdev_dbg_ratelimited(ibdev, "modify_srq: resizing a ring SRQ needs the address for the new ring's place\n");
+		return -EINVAL;
+	}
+	err = mroce_queue_create(&uc->ibuc, &ring, size,
+				 sizeof(struct metaroce_recv_wqe), &info);
+	if (err)
+		return err;
+	if (copy_to_user(u64_to_user_ptr(cmd.queue_info_addr), &info,
+			 sizeof(info))) {
+		mroce_queue_destroy(&ring);
+		return -EFAULT;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	broke = mroce_srq_sync_head(srq);
+	queued = srq->head - srq->tail;
+	if (srq->broken || queued > max_wr || srq->limit > max_wr) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		mroce_queue_destroy(&ring);
+		if (broke)
+			mroce_srq_event(srq, IB_EVENT_SRQ_ERR);
+		ibdev_dbg_ratelimited(ibdev, "modify_srq: max_wr %u is below the %u queued or the limit %u, or the ring is broken\n",
+				      max_wr, queued, srq->limit);
+		return -EINVAL;
+	}
+	for (i = srq->tail; i != srq->head; i++)
+		memcpy(mroce_queue_elem(&ring, i),
+		       mroce_queue_elem(&srq->ring, i), ring.elem_size);
+	ring.hdr->cons = srq->tail;
+	ring.hdr->prod = srq->head;
+	old = srq->ring;
+	srq->ring = ring;
+	srq->size = size;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	/* Pages the process still maps stay until it unmaps them. */
+	mroce_queue_destroy(&old);
+	return 0;
+}
+
+/* Driver data of modify_srq: only a ring SRQ's command. */
+static int mroce_srq_check_modify_udata(struct mroce_srq *srq,
+					struct ib_udata *udata)
+{
+	size_t known = sizeof(struct metaroce_modify_srq_cmd);
+
+	if (!udata || !mroce_srq_has_ring(srq))
+		return mroce_srq_check_udata(srq->ibsrq.device, "modify_srq",
+					     udata);
+	if (udata->inlen > known &&
+	    !ib_is_udata_cleared(udata, known, udata->inlen - known)) {
+		ibdev_dbg_ratelimited(srq->ibsrq.device,
+				      "modify_srq: unknown driver data\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
@@ -188,12 +345,14 @@ static int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 				      mask);
 		return -EINVAL;
 	}
-	err = mroce_srq_check_udata(ibdev, "modify_srq", udata);
+	err = mroce_srq_check_modify_udata(srq, udata);
 	if (err)
 		return err;
 	if (mask & IB_SRQ_MAX_WR) {
 		err = mroce_srq_check_size(ibdev, "modify_srq", attr->max_wr);
-		if (!err)
+		if (!err && mroce_srq_has_ring(srq))
+			err = mroce_srq_resize_ring(srq, attr->max_wr, udata);
+		else if (!err)
 			err = mroce_srq_resize(srq, attr->max_wr);
 		if (err)
 			return err;
@@ -230,6 +389,7 @@ static int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct mroce_srq *srq = to_msrq(ibsrq);
 
+	mroce_queue_destroy(&srq->ring);
 	kvfree(srq->wqe);
 	srq->wqe = NULL;
 	atomic_dec(&to_mdev(ibsrq->device)->srq_count);
@@ -250,6 +410,13 @@ static int mroce_post_srq_recv(struct ib_srq *ibsrq,
 	unsigned long flags;
 	int err = 0;
 
+	/* The process writes a ring SRQ's WQEs itself. */
+	if (mroce_srq_has_ring(srq)) {
+		ibdev_info_ratelimited(ibsrq->device,
+				       "post_srq_recv: WRs posted by command to a ring SRQ\n");
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {

@@ -12,6 +12,11 @@
  * error flushes only those); a QP destroyed or reset without passing
  * through the error state drops them without completion, like the rest
  * of its queues. The wire protocol is unchanged: the peer cannot tell.
+ *
+ * The WQEs of an SRQ created by a provider that knows SRQ rings are in a
+ * ring shared with the process (<rdma/metaroce-abi.h>) rather than in
+ * wqe: the process posts with no syscall, and binding copies each WQE
+ * from the ring once, validating the copy.
  */
 #ifndef METAROCE_SRQ_H
 #define METAROCE_SRQ_H
@@ -26,11 +31,13 @@
 struct mroce_srq {
 	struct ib_srq ibsrq;
 	spinlock_t lock;		/* everything below; irqsave */
-	struct mroce_rwqe *wqe;
+	struct mroce_rwqe *wqe;		/* kernel and command SRQs */
+	struct mroce_queue ring;	/* ring SRQs: the WQEs, prod is head */
 	u32 size;			/* power of two: max_wr reported */
 	u32 max_sge;
 	u32 head, tail;			/* posted, next to take */
 	u32 limit;			/* 0: not armed */
+	bool broken;			/* ring SRQ whose prod went bad */
 };
 
 static inline struct mroce_srq *to_msrq(struct ib_srq *ibsrq)
@@ -38,11 +45,17 @@ static inline struct mroce_srq *to_msrq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct mroce_srq, ibsrq);
 }
 
+static inline bool mroce_srq_has_ring(const struct mroce_srq *srq)
+{
+	return srq->ring.entry;
+}
+
 /*
  * Make qp hold at least n bound WQEs (qp->rq_head - qp->rq_tail >= n),
  * taking the missing ones from its SRQ in order. 0, or -ENOBUFS when the
  * SRQ has too few (nothing is taken then) or n exceeds what a QP may
- * hold. Raises IB_EVENT_SRQ_LIMIT_REACHED when armed. QP lock held.
+ * hold. Raises IB_EVENT_SRQ_LIMIT_REACHED when armed, IB_EVENT_SRQ_ERR
+ * when it finds a ring's prod out of range. QP lock held.
  */
 int mroce_srq_bind(struct mroce_qp *qp, u32 n);
 

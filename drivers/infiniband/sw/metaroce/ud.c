@@ -25,6 +25,7 @@
 #include <rdma/ib_mad.h>
 #include "srq.h"
 #include "ud.h"
+#include "uqp.h"
 #include "cq.h"
 #include "mr.h"
 #include "proto/wire.h"
@@ -74,6 +75,16 @@ int mroce_ud_post_send(struct mroce_qp *qp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/* A ring QP's WRs are in its ring; no WR is the doorbell. */
+	if (mroce_qp_has_rings(qp)) {
+		if (!wr)
+			return mroce_uqp_post_send(qp);
+		ibdev_info_ratelimited(qp->ibqp.device,
+				       "qp %u: post_send with WRs to a ring QP\n",
+				       qp->ibqp.qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	/* A user QP's inline data is copied in before the lock is taken. */
 	if (qp->is_user) {
 		tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
@@ -124,6 +135,15 @@ int mroce_ud_post_recv(struct mroce_qp *qp, const struct ib_recv_wr *wr,
 	bool flush;
 	int err = 0;
 
+	if (mroce_qp_has_rq_ring(qp)) {
+		if (!wr)
+			return mroce_uqp_post_recv(qp);
+		ibdev_info_ratelimited(qp->ibqp.device,
+				       "qp %u: post_recv with WRs to a ring QP\n",
+				       qp->ibqp.qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == IB_QPS_RESET) {
 		spin_unlock_irqrestore(&qp->lock, flags);
@@ -291,6 +311,12 @@ void mroce_ud_rx(struct mroce_qp *qp, const struct mroce_hdr *h,
 	qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->qkey;
 	if (h->ud.qkey != qkey) {
 		mroce_count(mdev, MROCE_CNT_RX_DROP_UD_QKEY, 1);
+		goto out;
+	}
+	/* A receive ring: take what the process posted; garbage errors it. */
+	mroce_uqp_rx_prepare(qp);
+	if (qp->state == IB_QPS_ERR) {
+		mroce_count(mdev, MROCE_CNT_RX_DROP_UD_STATE, 1);
 		goto out;
 	}
 	if (!mroce_rq_ready(qp, 0)) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * MetaRoCE user QPs with shared send and receive rings.
+ * MetaRoCE user QPs with shared send and receive rings: RC QPs, and UD
+ * QPs of a provider that names AHs by number (a QP on a ring SRQ has no
+ * receive ring: srq.c binds from the SRQ's).
  *
  * The send ring and the kernel's send queue have the same size and the
  * same indices: the doorbell copies ring slot i into sq[i], and the
@@ -19,6 +21,8 @@
 #include <linux/minmax.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include "srq.h"
+#include "ud.h"
 #include "uqp.h"
 
 static_assert(METAROCE_MAX_SGE == MROCE_QP_MAX_SGE);
@@ -32,20 +36,47 @@ int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata)
 {
 	struct metaroce_create_qp_resp resp = {};
+	struct metaroce_create_qp_cmd cmd = {};
 	struct mroce_ucontext *uc;
+	bool rings;
 	int err;
 
+	/* Unknown flags and bytes past the struct must be zero: later ABIs. */
+	if (udata->inlen &&
+	    (udata->inlen < sizeof(cmd) ||
+	     ib_copy_from_udata(&cmd, udata, sizeof(cmd)) ||
+	     cmd.flags & ~METAROCE_CREATE_QP_F_UD_RINGS || cmd.reserved ||
+	     (udata->inlen > sizeof(cmd) &&
+	      !ib_is_udata_cleared(udata, sizeof(cmd),
+				   udata->inlen - sizeof(cmd))))) {
+		ibdev_dbg_ratelimited(qp->ibqp.device, "create_qp: bad driver data (%zu bytes, flags %#x)\n",
+				      udata->inlen, cmd.flags);
+		return -EINVAL;
+	}
 	/* A provider of an older ABI keeps the uverbs commands. */
 	if (udata->outlen < sizeof(resp))
 		return 0;
 	uc = rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
-	/* Datagram QPs name AHs by uverbs handle: they keep the commands. */
-	if (init->qp_type == IB_QPT_RC) {
+	/*
+	 * UD send WQEs name AHs by the number from create_ah: only a provider
+	 * that says it does gets UD rings.
+	 */
+	rings = init->qp_type == IB_QPT_RC ||
+		(init->qp_type == IB_QPT_UD &&
+		 (cmd.flags & METAROCE_CREATE_QP_F_UD_RINGS));
+	if (rings) {
 		err = mroce_queue_create(&uc->ibuc, &qp->usq, qp->sq_size,
 					 sizeof(struct metaroce_send_wqe),
 					 &resp.sq);
 		if (err)
 			return err;
+	}
+	/*
+	 * A QP on a ring SRQ receives from that ring only. One on a command
+	 * SRQ (a provider that predates SRQ rings, which insists on both
+	 * rings) gets a receive ring that is never read.
+	 */
+	if (rings && !(init->srq && mroce_srq_has_ring(to_msrq(init->srq)))) {
 		err = mroce_queue_create(&uc->ibuc, &qp->urq, qp->rq_size,
 					 sizeof(struct metaroce_recv_wqe),
 					 &resp.rq);
@@ -118,6 +149,21 @@ static s64 mroce_uqp_load_sges(struct ib_sge *sge,
 		len += sge[i].length;
 	}
 	return len > MROCE_MAX_MSG ? -EINVAL : len;
+}
+
+int mroce_uqp_load_rwqe(struct mroce_rwqe *rwqe,
+			const struct metaroce_recv_wqe *u, u32 max_sge)
+{
+	u32 num_sge;
+
+	memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
+	rwqe->wr_id = READ_ONCE(u->wr_id);
+	num_sge = READ_ONCE(u->num_sge);
+	if (num_sge > max_sge ||
+	    mroce_uqp_load_sges(rwqe->sge, u->sge, num_sge) < 0)
+		return -EINVAL;
+	rwqe->num_sge = num_sge;
+	return 0;
 }
 
 /*
@@ -199,6 +245,24 @@ static int mroce_uqp_load_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	return 0;
 }
 
+/* The datagram part of a UD send WQE: one packet, to an AH of the QP's PD. */
+static int mroce_uqp_load_ud(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			     const struct metaroce_send_wqe *u)
+{
+	u32 mtu = ib_mtu_enum_to_int(READ_ONCE(qp->mdev->active_mtu));
+
+	if (wqe->opcode != IB_WR_SEND && wqe->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	if (wqe->length > mtu)
+		return -EINVAL;
+	wqe->ud.remote_qpn = READ_ONCE(u->remote_qpn);
+	wqe->ud.remote_qkey = READ_ONCE(u->remote_qkey);
+	if (wqe->ud.remote_qpn & ~METAROCE_QPN_MASK)
+		return -EINVAL;
+	return mroce_ah_load_av(qp->ibqp.pd, READ_ONCE(u->ah_num),
+				&wqe->ud.av);
+}
+
 void mroce_uqp_sq_done(struct mroce_qp *qp)
 {
 	if (!mroce_qp_has_rings(qp))
@@ -223,10 +287,13 @@ static int mroce_uqp_pull_send(struct mroce_qp *qp)
 	}
 	while (qp->sq_head != prod) {
 		struct mroce_swqe *wqe = mroce_sq_wqe(qp, qp->sq_head);
+		const struct metaroce_send_wqe *u;
 		int err;
 
-		err = mroce_uqp_load_swqe(qp, wqe,
-					  mroce_queue_elem(&qp->usq, qp->sq_head));
+		u = mroce_queue_elem(&qp->usq, qp->sq_head);
+		err = mroce_uqp_load_swqe(qp, wqe, u);
+		if (!err && mroce_qp_is_ud(qp))
+			err = mroce_uqp_load_ud(qp, wqe, u);
 		qp->sq_head++;
 		if (err) {
 			ibdev_warn_ratelimited(qp->ibqp.device,
@@ -260,7 +327,10 @@ int mroce_uqp_post_send(struct mroce_qp *qp)
 	 * the process then spins on its CQ ring without a syscall, and on a
 	 * non-preemptible kernel the worker would wait for the next tick.
 	 */
-	mroce_tx_work(&qp->tx_work);
+	if (mroce_qp_is_ud(qp))
+		mroce_ud_tx_work(&qp->tx_work);
+	else
+		mroce_tx_work(&qp->tx_work);
 	return err;
 }
 
@@ -270,7 +340,8 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 	u32 prod, avail, room;
 	int err = 0;
 
-	if (!mroce_qp_has_rings(qp))
+	/* A QP on an SRQ takes its WQEs from there (srq.c). */
+	if (!mroce_qp_has_rq_ring(qp) || qp->ibqp.srq)
 		return 0;
 	/* Acquire: the WQEs are read only after the index covering them. */
 	prod = smp_load_acquire(&hdr->prod);
@@ -288,21 +359,14 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 		const struct metaroce_recv_wqe *u =
 			mroce_queue_elem(&qp->urq, qp->urq_cons++);
 		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_head++);
-		u32 num_sge;
 
-		memset(rwqe, 0, offsetof(struct mroce_rwqe, sge));
-		rwqe->wr_id = READ_ONCE(u->wr_id);
-		num_sge = READ_ONCE(u->num_sge);
-		if (num_sge > MROCE_QP_MAX_SGE ||
-		    mroce_uqp_load_sges(rwqe->sge, u->sge, num_sge) < 0) {
+		if (mroce_uqp_load_rwqe(rwqe, u, MROCE_QP_MAX_SGE)) {
 			ibdev_warn_ratelimited(qp->ibqp.device,
-					       "qp %u: bad receive WQE (wr_id %#llx, %u SGEs) in the ring\n",
-					       qp->ibqp.qp_num, rwqe->wr_id,
-					       num_sge);
+					       "qp %u: bad receive WQE (wr_id %#llx) in the ring\n",
+					       qp->ibqp.qp_num, rwqe->wr_id);
 			err = -EINVAL;
 			break;
 		}
-		rwqe->num_sge = num_sge;
 	}
 	/* Release: the slots were read before userspace may reuse them. */
 	smp_store_release(&hdr->cons, qp->urq_cons);
@@ -338,7 +402,7 @@ int mroce_uqp_post_recv(struct mroce_qp *qp)
 
 void mroce_uqp_state_changed(struct mroce_qp *qp)
 {
-	if (!mroce_qp_has_rings(qp))
+	if (!mroce_qp_has_rq_ring(qp))
 		return;
 	/* In error, receives complete at once: userspace must ring for them. */
 	WRITE_ONCE(qp->urq.hdr->flags,
@@ -359,13 +423,15 @@ void mroce_uqp_reset(struct mroce_qp *qp)
 		return;
 	/* Reset discards what is queued: the rings restart where they are. */
 	sprod = READ_ONCE(qp->usq.hdr->prod);
-	rprod = READ_ONCE(qp->urq.hdr->prod);
 	qp->sq_head = sprod;
 	qp->sq_tx = sprod;
 	qp->sq_tail = sprod;
-	qp->urq_cons = rprod;
 	/* Release, as everywhere we give slots back. */
 	smp_store_release(&qp->usq.hdr->cons, sprod);
+	if (!mroce_qp_has_rq_ring(qp))
+		return;
+	rprod = READ_ONCE(qp->urq.hdr->prod);
+	qp->urq_cons = rprod;
 	/* Release, likewise. */
 	smp_store_release(&qp->urq.hdr->cons, rprod);
 	WRITE_ONCE(qp->urq.hdr->flags, 0);

@@ -14,7 +14,24 @@ static inline bool mroce_qp_has_rings(const struct mroce_qp *qp)
 	return qp->usq.entry;
 }
 
-/* At create_qp (user QPs only): rings for RC QPs, the response written. */
+/* The receive ring: not for QPs on a ring SRQ. */
+static inline bool mroce_qp_has_rq_ring(const struct mroce_qp *qp)
+{
+	return qp->urq.entry;
+}
+
+/*
+ * Build @rwqe from ring slot @u, each field read once. -EINVAL if it does
+ * not validate (more than @max_sge SGEs, or a message over 2 GiB): then
+ * @rwqe keeps the wr_id and has no SGE.
+ */
+int mroce_uqp_load_rwqe(struct mroce_rwqe *rwqe,
+			const struct metaroce_recv_wqe *u, u32 max_sge);
+
+/*
+ * At create_qp (user QPs only): rings for RC QPs, and for UD QPs if the
+ * provider asks; the response written.
+ */
 int mroce_uqp_create(struct mroce_qp *qp, struct ib_qp_init_attr *init,
 		     struct ib_udata *udata);
 void mroce_uqp_destroy(struct mroce_qp *qp);
@@ -30,7 +47,7 @@ int mroce_uqp_post_recv(struct mroce_qp *qp);
  * taken with no SGE so that a flush completes it).
  */
 int mroce_uqp_pull_recv(struct mroce_qp *qp);
-/* Before a packet is handled: pull, and a hostile ring errors the QP. */
+/* Before a packet (RC or UD) is handled: pull; a hostile ring errors the QP. */
 void mroce_uqp_rx_prepare(struct mroce_qp *qp);
 /* sq_tail moved: slots before it may be written again. */
 void mroce_uqp_sq_done(struct mroce_qp *qp);
