@@ -22,7 +22,7 @@ static void test_tp_cc_window(struct mt *t)
 	unsigned int i;
 	u64 now = 0;
 
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	MT_CHECK(t, cc.cwnd == MROCE_CC_INIT_WND_PKTS * TP_MTU);
 	MT_CHECK(t, cc.ssthresh == MROCE_CC_MAX_WND_PKTS * TP_MTU);
 
@@ -55,13 +55,13 @@ static void test_tp_cc_window(struct mt *t)
 	cc.ssthresh = cc.cwnd;
 	mroce_cc_on_ack(&cc, now, 100 * TP_US, 1000 * TP_MTU);
 	MT_CHECK(t, cc.cwnd == MROCE_CC_MAX_WND_PKTS * TP_MTU);
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.ssthresh = cc.cwnd;
 	mroce_cc_on_ack(&cc, now, 100 * TP_US, 0xffffffffU);
 	MT_CHECK(t, cc.cwnd <= MROCE_CC_MAX_WND_PKTS * TP_MTU);
 
 	/* Minimum window: halving stops at one MTU. */
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	for (i = 0; i < 10; i++) {
 		now += 200 * TP_US;
 		mroce_cc_on_ecn(&cc, now, 100 * TP_US, 1, 1);
@@ -69,12 +69,12 @@ static void test_tp_cc_window(struct mt *t)
 	MT_CHECK(t, cc.cwnd == MROCE_CC_MIN_WND_PKTS * TP_MTU);
 	MT_CHECK(t, cc.decreases == 10);
 	/* Halving an odd window rounds the decrease down. */
-	mroce_cc_init(&cc, 1000);
+	mroce_cc_init(&cc, 1000, 0);
 	cc.cwnd = 5001;
 	mroce_cc_on_loss(&cc, 0, 100 * TP_US);
 	MT_CHECK(t, cc.cwnd == 2501);
 	/* Timeout: minimum window, ssthresh at half the old window. */
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.cwnd = 40 * TP_MTU;
 	mroce_cc_on_timeout(&cc, 0);
 	MT_CHECK(t, cc.cwnd == TP_MTU);
@@ -89,7 +89,7 @@ static void test_tp_cc_once_per_rtt(struct mt *t)
 	struct mroce_cc cc;
 	u64 now = 5 * TP_MS;
 
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.cwnd = 64 * TP_MTU;
 	cc.ssthresh = 64 * TP_MTU;
 
@@ -114,7 +114,7 @@ static void test_tp_cc_once_per_rtt(struct mt *t)
 	mroce_cc_on_ack(&cc, now, srtt, 16 * TP_MTU);
 	MT_CHECK(t, cc.cwnd == 17 * TP_MTU);
 	/* Before any RTT sample the gate is the default RTT. */
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	MT_CHECK(t, mroce_cc_on_ecn(&cc, 0, 0, 1, 1));
 	MT_CHECK(t, !mroce_cc_on_ecn(&cc, MROCE_CC_DEFAULT_RTT_NS - 1, 0,
 				     1, 1));
@@ -126,7 +126,7 @@ static void test_tp_cc_ecn_frac(struct mt *t)
 	struct mroce_cc cc;
 	unsigned int i;
 
-	mroce_cc_init(&cc, TP_MTU);
+	mroce_cc_init(&cc, TP_MTU, 0);
 	for (i = 0; i < 200; i++)
 		mroce_cc_on_ecn(&cc, i * TP_MS, 100 * TP_US, 1, 2);
 	MT_CHECK(t, cc.ecn_frac >= 500 && cc.ecn_frac <= 512);
@@ -144,7 +144,7 @@ static void tp_paths_init(struct mroce_path *p, unsigned int n, u32 cwnd)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		mroce_path_init(&p[i], i, TP_MTU);
+		mroce_path_init(&p[i], i, TP_MTU, 1);
 		p[i].cc.cwnd = cwnd;
 		mroce_rtt_sample(&p[i].rtt, 100 * TP_US);
 	}
@@ -223,7 +223,7 @@ static void test_tp_loss_sack(struct mt *t)
 	u64 now = TP_MS;
 	u32 seq;
 
-	mroce_path_init(&p, 7, TP_MTU);
+	mroce_path_init(&p, 7, TP_MTU, 1);
 	for (seq = 0; seq < 6; seq++)
 		MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == seq);
 	MT_CHECK(t, p.inflight == 6 * TP_MTU);
@@ -254,7 +254,7 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 100));
 
 	/* Counting spans bitmap words. */
-	mroce_path_init(&p, 0, 256);
+	mroce_path_init(&p, 0, 256, 1);
 	for (seq = 0; seq < 200; seq++)
 		(void)mroce_path_on_send(&p, now, 256);
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 70, 256));
@@ -272,7 +272,7 @@ static void test_tp_loss_timer(struct mt *t)
 	struct mroce_path p;
 	u64 now = 50 * TP_MS, rto;
 
-	mroce_path_init(&p, 1, TP_MTU);
+	mroce_path_init(&p, 1, TP_MTU, 1);
 	mroce_rtt_sample(&p.rtt, 3 * TP_MS);	/* rto 9 ms */
 	rto = mroce_rtt_rto(&p.rtt);
 	MT_CHECK(t, rto == 9 * TP_MS);
@@ -304,13 +304,44 @@ static void test_tp_loss_timer(struct mt *t)
  * Forgetting a transmission retires it without a loss reaction, and the
  * path's next timer event follows its outstanding packets and failure.
  */
+/*
+ * A connection's initial window is shared by its paths, one MTU at
+ * least, and a path that comes back from failure starts over with its
+ * share, not the connection's whole window.
+ */
+static void test_tp_init_share(struct mt *t)
+{
+	static const u32 share[][2] = {
+		{ 0, 10 }, { 1, 10 }, { 2, 5 }, { 3, 4 }, { 4, 3 }, { 8, 2 },
+		{ 10, 1 }, { 16, 1 }, { 64, 1 },
+	};
+	struct mroce_path p;
+	unsigned int i;
+	u64 now = TP_MS;
+
+	for (i = 0; i < ARRAY_SIZE(share); i++) {
+		mroce_path_init(&p, 0, TP_MTU, share[i][0]);
+		MT_CHECK(t, p.cc.cwnd == share[i][1] * TP_MTU);
+	}
+	/* p has 64 siblings: fail it, probe it, let it answer. */
+	while (p.state != MROCE_PATH_FAILED) {
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+		now += mroce_rtt_rto(&p.rtt);
+		(void)mroce_path_on_timeout(&p, now);
+	}
+	now += MROCE_PATH_PROBE_INTERVAL_NS;
+	mroce_path_on_probe_sent(&p, now);
+	MT_CHECK(t, mroce_path_on_echo(&p, now + 50 * TP_US, now, 0, 1));
+	MT_CHECK(t, p.state == MROCE_PATH_ACTIVE && p.cc.cwnd == TP_MTU);
+}
+
 static void test_tp_forget_events(struct mt *t)
 {
 	struct mroce_path p;
 	u64 now = 5 * TP_MS;
 	u32 cwnd;
 
-	mroce_path_init(&p, 3, TP_MTU);
+	mroce_path_init(&p, 3, TP_MTU, 1);
 	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
 	(void)mroce_path_on_send(&p, now, TP_MTU);
 	(void)mroce_path_on_send(&p, now, TP_MTU);
@@ -409,7 +440,8 @@ static void test_tp_path_states(struct mt *t)
 
 static void test_tp_select(struct mt *t)
 {
-	struct mroce_path p[4];
+	/* Static: four paths are too big for a KASAN kernel's stack frame. */
+	static struct mroce_path p[4];
 	unsigned int cnt[4] = { 0 }, i;
 	int k;
 
@@ -482,7 +514,7 @@ static void test_tp_select(struct mt *t)
 	MT_CHECK(t, mroce_path_on_acked(&p[1], 10, 0, TP_MTU));
 	MT_CHECK(t, mroce_path_select(p, 2, TP_MTU) == 1);
 	/* An empty path may send a packet larger than its window. */
-	mroce_path_init(&p[0], 0, 1000);
+	mroce_path_init(&p[0], 0, 1000, 1);
 	MT_CHECK(t, mroce_path_can_send(&p[0], 20000));
 	MT_CHECK(t, mroce_path_select(p, 0, TP_MTU) == -EAGAIN);
 }

@@ -32,6 +32,7 @@ MT_CASE(loss_sack)
 MT_CASE(loss_timer)
 MT_CASE(path_states)
 MT_CASE(forget_events)
+MT_CASE(init_share)
 MT_CASE(select)
 MT_CASE(all_silent)
 MT_CASE(ratehint)
@@ -56,6 +57,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(loss_timer_case),
 	KUNIT_CASE(path_states_case),
 	KUNIT_CASE(forget_events_case),
+	KUNIT_CASE(init_share_case),
 	KUNIT_CASE(select_case),
 	KUNIT_CASE(all_silent_case),
 	{}

@@ -80,6 +80,7 @@ int main(int argc, char **argv)
 	test_tp_loss_timer(&t);
 	test_tp_path_states(&t);
 	test_tp_forget_events(&t);
+	test_tp_init_share(&t);
 	test_tp_select(&t);
 	test_tp_all_silent(&t);
 	test_tp_ratehint(&t);

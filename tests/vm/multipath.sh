@@ -55,7 +55,8 @@ write_bw() {
 		snap_qps "mroce${src#h}" "$OUT/$name.qp" &
 		snap=$!
 	fi
-	sleep 1
+	# perftest's client does not retry its TCP connect.
+	wait_for 30 listening "$dst" "$port"
 	ns "$src" timeout 300 ib_write_bw -F -d "mroce${src#h}" -x "$g" -p "$port" \
 		-s $SIZE -n "$n" "$(fabric_addr "$dst")" >"$OUT/$name.cli" 2>&1
 	rc=$?
@@ -67,6 +68,9 @@ write_bw() {
 	[ $rc = 0 ] && [ $rs = 0 ] || { fig "$name: ib_write_bw failed ($rc/$rs)"; return 1; }
 	goodput "$OUT/$name.samples" "$(cat "$OUT/$name.end")" $((n * SIZE))
 }
+
+# listening hI PORT: a TCP listener on PORT in hI (perftest's server).
+listening() { ns "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
 # sample_link hI: "seconds bytes" of the fabric's port towards host I every
 # 0.1 s, from one shell in the leaf's namespace (no process per sample).
@@ -213,16 +217,18 @@ plane_tx() {
 delta() { paste -d' ' <(tr ' ' '\n' <<<"$1") <(tr ' ' '\n' <<<"$2") |
 	awk 'NF == 2 { printf "%d ", $2 - $1 }'; }
 moving() { local t; t=$(plane_tx); [ "$(echo $t | awk '{ print $1 + $2 + $3 + $4 }')" -gt 2000000 ]; }
-QP_SNAP=1 write_bw failover h2 h1 1500 >"$OUT/failover.gp" &
+# moved_since SNAP BYTES: the planes forwarded BYTES since SNAP.
+moved_since() { [ "$(delta "$1" "$(plane_tx)" | awk '{ print $1 + $2 + $3 + $4 }')" -gt "$2" ]; }
+QP_SNAP=1 write_bw failover h2 h1 2500 >"$OUT/failover.gp" &
 fo_job=$!
 wait_for 60 moving
 fabric_plane_fail 1
 a=$(plane_tx)
-sleep 3
+wait_for 60 moved_since "$a" 3000000
 b=$(plane_tx)
 fabric_plane_restore 1
 c=$(plane_tx)
-sleep 4
+wait_for 60 moved_since "$c" 3000000
 d=$(plane_tx)
 wait $fo_job
 fo_rc=$?
@@ -239,9 +245,9 @@ check "restored plane back in use (>= 10% of the others' mean)" \
 	awk -v l="$after" 'BEGIN { split(l, b, " "); m = (b[1] + b[3] + b[4]) / 3; exit !(b[2] >= 0.1 * m && m > 100000) }'
 
 # --- incast: 4 senders, one receiver behind a marking bottleneck ---------
-# Off in make check (MP_INCAST=1 runs it): in one of three runs three of
-# the four transfers stalled until perftest's timeout with rate hints on;
-# that bug is open.
+# Off in make check (MP_INCAST=1 runs it): when the VM is starved of CPU,
+# some senders stop sending with work queued and nothing in flight, until
+# perftest's timeout; that bug is open.
 if [ "${MP_INCAST:-0}" = 1 ]; then
 BOTTLE=${MP_BOTTLENECK:-16}
 check "fabric up: 5 hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
@@ -250,6 +256,18 @@ check "fabric up: 5 hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
 check "rate_capacity_mbps is set" grep -qx $((BOTTLE * 8 / 10)) \
 	/sys/class/infiniband/mroce1/rate_capacity_mbps
+# sample_marks DEV: "seconds CE-marked-packets received-packets" of DEV
+# every 0.25 s, from sysfs by one shell (no process per sample).
+sample_marks() {
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters ce rx
+	exec 3<> <(:)
+	while read -r ce <"$d/ecn_ce_received" && read -r rx <"$d/rx_packets"; do
+		echo "$EPOCHREALTIME $ce $rx"
+		read -r -t 0.25 -u 3 || :
+	done
+}
+sample_marks mroce1 >"$OUT/incast.marks" &
+marks_job=$!
 pids=()
 for i in 2 3 4 5; do
 	write_bw "incast$i" "h$i" h1 150 $((18515 + i)) >"$OUT/incast$i.gp" &
@@ -266,6 +284,8 @@ t1=$(date +%s.%N)
 rdma statistic show link mroce1/1 >>"$FIG"
 ok_all=1
 for p in "${pids[@]}"; do wait "$p" || ok_all=0; done
+kill $marks_job 2>/dev/null
+wait $marks_job 2>/dev/null
 rates=""
 for k in 0 1 2 3; do
 	rates="$rates $(awk -v d=$((b[k] - a[k])) -v t="$(echo "$t1 - $t0" | bc)" 'BEGIN { printf "%.2f", d * 8 / t / 1e6 }')"
@@ -277,9 +297,34 @@ check "incast: fair shares (Jain's index >= 0.9)" ge "$jain" 0.9
 # Under TCG the senders' timers fire in bursts and the hints move with
 # noisy rate measurements, so marks do not stop entirely: measured 1.3%
 # and 5.8% of packets once settled (39% before the hints were paced).
-check "incast: marks fall to under 10% of packets once hints applied" \
-	test $((10 * (m1 - m0))) -lt $((p1 - p0))
-
+check "incast: marks fall to under 1% of packets once hints applied" \
+	test $((100 * (m1 - m0))) -lt $((p1 - p0))
+# Marks over time, per 0.5 s: the first window after the first data
+# with marks on under 1% of its packets ("settled"), and the share of
+# packets marked from then on. Under TCG the bottleneck's own timers run
+# late now and then (every sender busy-polls the one vCPU), so short
+# episodes of marks can recur after the hints have settled.
+awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3 }
+	END {
+		for (i = 1; i < NR && r[i + 1] - r[1] < 100; i++) ;
+		t0 = t[i]; settle = -1
+		for (j = i; j + 2 <= NR; j += 2) {
+			dr = r[j + 2] - r[j]; dc = c[j + 2] - c[j]
+			printf "%.1f %d %d\n", t[j] - t0, dc, dr > "/dev/stderr"
+			if (settle < 0 && dr > 50 && dc * 100 < dr) {
+				settle = t[j] - t0; c0 = c[j]; r0 = r[j]
+			}
+		}
+		if (settle < 0) { print "-1 100"; exit }
+		printf "%.1f %.2f\n", settle, (c[NR] - c0) * 100 / (r[NR] - r0 + 1)
+	}' "$OUT/incast.marks" 2>"$OUT/incast.timeline" >"$OUT/incast.settle"
+read -r settle after <"$OUT/incast.settle"
+fig "incast: marks under 1% of a 0.5 s window ${settle} s after the first data; ${after}% of packets marked from then on (timeline: s marks packets)"
+tr '\n' ';' <"$OUT/incast.timeline" >>"$FIG"; echo >>"$FIG"
+check "incast: marks stop (under 1% of a 0.5 s window) within 1 s of the first data" \
+	awk -v s="$settle" 'BEGIN { exit !(s >= 0 && s <= 1) }'
+check "incast: then at most 1% of packets marked until the end" \
+	ge 1 "$after"
 fi
 
 fabric_down >/dev/null 2>&1

@@ -67,7 +67,8 @@ void mroce_paths_start(struct mroce_qp *qp)
 	unsigned int i;
 
 	for (i = 0; i < qp->npaths; i++) {
-		mroce_path_init(&qp->paths[i], i, mroce_paths_seg(qp));
+		mroce_path_init(&qp->paths[i], i, mroce_paths_seg(qp),
+				qp->npaths);
 		qp->path_sport[i] = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN |
 				    ((base + i) & 0x3fff);
 	}
@@ -190,6 +191,20 @@ bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now)
 	return mroce_pacer_may_send(&qp->pacer, now);
 }
 
+/*
+ * Whether the pacer will hold the next packet once @bytes leave now.
+ * Such a packet asks for an ACK: otherwise its path hears nothing until
+ * the next ACK request, MROCE_ACK_EVERY paced packets later, and times
+ * out for nothing when the pace is slow.
+ */
+bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes)
+{
+	struct mroce_pacer p = qp->pacer;
+
+	mroce_pacer_on_send(&p, now, bytes);
+	return !mroce_pacer_may_send(&p, now);
+}
+
 /* Read responses rotate over the paths we are not avoiding ourselves. */
 u16 mroce_paths_resp_sport(struct mroce_qp *qp)
 {
@@ -223,14 +238,21 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	struct nlattr *table;
 	char key[16], val[160];
 	u32 una, queued, unacked, lost;
+	s64 pace_us, timer_us = -1;
 	unsigned int i;
+	u64 now;
 
 	/* Where the send queue stands: what a stalled transfer waits on. */
 	spin_lock_bh(&qp->lock);
+	now = ktime_get_ns();
 	una = qp->snd_una;
 	queued = qp->sq_head - qp->sq_tx;
 	unacked = qp->sq_tx - qp->sq_tail;
 	lost = qp->lost_count;
+	pace_us = div_s64((s64)(qp->pacer.next_ns - now), NSEC_PER_USEC);
+	if (hrtimer_is_queued(&qp->path_timer))
+		timer_us = div_s64(ktime_to_ns(hrtimer_get_expires(&qp->path_timer)) -
+				   (s64)now, NSEC_PER_USEC);
 	spin_unlock_bh(&qp->lock);
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
@@ -241,6 +263,11 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "sq_queued", queued) ||
 	    rdma_nl_put_driver_u32(msg, "sq_unacked", unacked) ||
 	    rdma_nl_put_driver_u32(msg, "lost", lost))
+		goto err;
+	/* Signed: the pacer's next slot and the timer may be past. */
+	snprintf(val, sizeof(val), "pace_wait_us=%lld path_timer_us=%lld",
+		 pace_us, timer_us);
+	if (rdma_nl_put_driver_string(msg, "timers", val))
 		goto err;
 	for (i = 0; i < qp->npaths; i++) {
 		struct mroce_path p;

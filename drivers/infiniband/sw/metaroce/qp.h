@@ -305,6 +305,7 @@ bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now);
 int mroce_paths_probe_due(struct mroce_qp *qp, u64 now);
 bool mroce_paths_any_up(struct mroce_qp *qp);
 bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);
+bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes);
 u16 mroce_paths_resp_sport(struct mroce_qp *qp);
 u16 mroce_paths_ack_sport(struct mroce_qp *qp, u16 path_id);
 int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp);

@@ -9,18 +9,24 @@
  */
 
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include "metaroce.h"
 #include "proto/ratehint.h"
 
 /*
- * Measurement interval and idle time, ten and fifty times the spec's:
- * a software receiver sees packets in NAPI and timer-tick batches, so a
- * rate measured over 100 us is mostly noise (protocol section 11.3 lets
- * implementations scale both).
+ * Measurement interval: long enough for every active sender, at its fair
+ * share, to deliver MROCE_RATE_SAMPLE_BYTES (a rate measured over a few
+ * packets is mostly noise, and a sender measured below its share moves
+ * the others' hints), and never under 10 ms: a software receiver sees
+ * packets in NAPI and timer-tick batches. A sender silent for
+ * MROCE_RATE_IDLE_INTERVALS intervals is idle. Protocol section 11.3
+ * lets implementations scale both.
  */
-#define MROCE_RATE_INTERVAL_NS	(10 * NSEC_PER_MSEC)
-#define MROCE_RATE_IDLE_NS	(50 * NSEC_PER_MSEC)
+#define MROCE_RATE_SAMPLE_BYTES		16384
+#define MROCE_RATE_INTERVAL_MIN_NS	(10 * NSEC_PER_MSEC)
+#define MROCE_RATE_INTERVAL_MAX_NS	(200 * NSEC_PER_MSEC)
+#define MROCE_RATE_IDLE_INTERVALS	5
 
 struct mroce_rate {
 	spinlock_t lock;		/* rh; taken in softirq under qp->lock */
@@ -34,7 +40,8 @@ int mroce_rate_init(struct mroce_dev *mdev)
 		return -ENOMEM;
 	spin_lock_init(&mdev->rate->lock);
 	mroce_rh_init(&mdev->rate->rh, 0, ktime_get_ns());
-	mdev->rate->rh.idle_ns = MROCE_RATE_IDLE_NS;
+	mdev->rate->rh.idle_ns = MROCE_RATE_IDLE_INTERVALS *
+				 MROCE_RATE_INTERVAL_MIN_NS;
 	return 0;
 }
 
@@ -52,19 +59,33 @@ void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps)
 	WRITE_ONCE(mdev->rate_capacity_mbps, mbps);
 }
 
+static u64 mroce_rate_interval(const struct mroce_rh *rh)
+{
+	u64 ns;
+
+	if (!rh->capacity_bps || rh->capacity_bps == U64_MAX)
+		return MROCE_RATE_INTERVAL_MIN_NS;
+	ns = div64_u64((u64)MROCE_RATE_SAMPLE_BYTES * 8 * NSEC_PER_SEC *
+		       max(rh->active, 1U), rh->capacity_bps);
+	return clamp_t(u64, ns, MROCE_RATE_INTERVAL_MIN_NS,
+		       MROCE_RATE_INTERVAL_MAX_NS);
+}
+
 /* A data packet of bytes (UDP payload) arrived for receiving QP qpn. */
 void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
 {
 	struct mroce_rate *r = mdev->rate;
-	u64 now;
+	u64 now, interval;
 
 	if (!READ_ONCE(mdev->rate_capacity_mbps))
 		return;
 	now = ktime_get_ns();
 	spin_lock(&r->lock);
+	interval = mroce_rate_interval(&r->rh);
+	r->rh.idle_ns = MROCE_RATE_IDLE_INTERVALS * interval;
 	/* A join recomputes the share itself; otherwise once an interval. */
 	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) != 1 &&
-	    now - r->rh.last_update_ns >= MROCE_RATE_INTERVAL_NS)
+	    now - r->rh.last_update_ns >= interval)
 		mroce_rh_update(&r->rh, now);
 	spin_unlock(&r->lock);
 }

@@ -487,6 +487,7 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 void mroce_tx_work(struct work_struct *work)
 {
 	struct mroce_qp *qp = container_of(work, struct mroce_qp, tx_work);
+	u32 seg = qp->mtu + METAROCE_HLEN_WRITE;
 	int budget = MROCE_TX_BUDGET;
 	bool more = false;
 	u32 psn, n;
@@ -526,7 +527,7 @@ void mroce_tx_work(struct work_struct *work)
 		    !mroce_paths_pace_ok(qp, now))
 			break;
 		/* No path with window to spare: ACKs or path timers reopen. */
-		idx = mroce_paths_pick(qp, qp->mtu + METAROCE_MAX_HDR_LEN);
+		idx = mroce_paths_pick(qp, seg);
 		if (idx < 0)
 			break;
 		n = 1;
@@ -534,7 +535,8 @@ void mroce_tx_work(struct work_struct *work)
 		    (!fresh || !mroce_next_req(qp, &psn, &n)))
 			break;
 
-		if (++qp->pkts_since_ackreq >= MROCE_ACK_EVERY) {
+		if (++qp->pkts_since_ackreq >= MROCE_ACK_EVERY ||
+		    mroce_paths_pace_gap(qp, now, seg)) {
 			mroce_txpkt(qp, psn)->flags |= METAROCE_F_ACKREQ;
 			qp->pkts_since_ackreq = 0;
 		}

@@ -8,11 +8,14 @@
 #include "cc.h"
 #include <metaroce/wire.h>
 
-void mroce_cc_init(struct mroce_cc *cc, u32 mtu)
+void mroce_cc_init(struct mroce_cc *cc, u32 mtu, u32 init_pkts)
 {
+	if (!init_pkts || init_pkts > MROCE_CC_INIT_WND_PKTS)
+		init_pkts = MROCE_CC_INIT_WND_PKTS;
 	memset(cc, 0, sizeof(*cc));
 	cc->mtu = mtu ? mtu : 1;
-	cc->cwnd = MROCE_CC_INIT_WND_PKTS * cc->mtu;
+	cc->init_pkts = init_pkts;
+	cc->cwnd = init_pkts * cc->mtu;
 	cc->ssthresh = mroce_cc_max_wnd(cc);
 }
 

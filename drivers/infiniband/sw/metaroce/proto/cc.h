@@ -14,8 +14,11 @@
 #include <linux/math64.h>
 #endif
 
-/* Window limits in packets of the connection's path MTU (segment size). */
-#define MROCE_CC_INIT_WND_PKTS	10	/* initial cwnd, as RFC 6928 */
+/*
+ * Window limits in packets of the connection's path MTU (segment size).
+ * The initial window is the connection's, shared by its paths.
+ */
+#define MROCE_CC_INIT_WND_PKTS	10
 #define MROCE_CC_MIN_WND_PKTS	1	/* a path can always send one packet */
 /* One path never needs more than the whole 256-PSN window. */
 #define MROCE_CC_MAX_WND_PKTS	256
@@ -50,7 +53,7 @@ struct mroce_cc {
 	u32 ca_acc;		/* bytes acked towards the next +1 MTU */
 	u16 ecn_frac;		/* EWMA of marked fraction, /FRAC_ONE */
 	u8 decreased;		/* last_decrease_ns is valid */
-	u8 rsvd;
+	u8 init_pkts;		/* initial cwnd, in MTUs */
 	u64 last_decrease_ns;
 	u32 decreases;		/* statistics */
 	u32 marks;		/* CE-marked packets echoed, statistics */
@@ -66,8 +69,10 @@ static inline u32 mroce_cc_max_wnd(const struct mroce_cc *cc)
 	return MROCE_CC_MAX_WND_PKTS * cc->mtu;
 }
 
-/* Fresh state: initial window, slow start up to the maximum window. */
-void mroce_cc_init(struct mroce_cc *cc, u32 mtu);
+/* Fresh state: initial window of @init_pkts MTUs (0: the default, at
+ * least 1), slow start up to the maximum window.
+ */
+void mroce_cc_init(struct mroce_cc *cc, u32 mtu, u32 init_pkts);
 
 /* acked bytes newly acknowledged on the path at @now; @srtt_ns is the
  * path's smoothed RTT (0 if unknown).

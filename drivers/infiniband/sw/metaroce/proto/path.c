@@ -54,11 +54,19 @@ u64 mroce_rtt_rto(const struct mroce_rtt *r)
 	return rto_clamp(rto);
 }
 
-void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu)
+/*
+ * The connection's initial window is shared by its npaths paths (at
+ * least one MTU each): a connection opened on many paths must not put
+ * npaths initial windows into the fabric before it has heard anything.
+ */
+void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu, u32 npaths)
 {
+	u32 share = npaths ? (MROCE_CC_INIT_WND_PKTS + npaths - 1) / npaths :
+			     MROCE_CC_INIT_WND_PKTS;
+
 	memset(p, 0, sizeof(*p));
 	mroce_rtt_init(&p->rtt);
-	mroce_cc_init(&p->cc, mtu);
+	mroce_cc_init(&p->cc, mtu, share);
 	mroce_sack_init(&p->done, 0);
 	p->id = id;
 	p->state = MROCE_PATH_ACTIVE;
@@ -173,7 +181,7 @@ bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 		 */
 		if (p->state != MROCE_PATH_PROBING || echo_ts < p->last_probe_ns)
 			return false;
-		mroce_cc_init(&p->cc, p->cc.mtu);
+		mroce_cc_init(&p->cc, p->cc.mtu, p->cc.init_pkts);
 		p->state = MROCE_PATH_ACTIVE;
 		p->credit = 0;
 		if (echo_ts <= now)

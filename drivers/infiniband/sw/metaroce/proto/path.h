@@ -82,7 +82,7 @@ void mroce_rtt_sample(struct mroce_rtt *r, u64 sample_ns);
 /* RTO including exponential backoff, clamped to [RTO_MIN, RTO_MAX]. */
 u64 mroce_rtt_rto(const struct mroce_rtt *r);
 
-void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu);
+void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu, u32 npaths);
 
 /* Selection weight (0 for paths that must not carry data). */
 u64 mroce_path_weight(const struct mroce_path *p);
