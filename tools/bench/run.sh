@@ -1,0 +1,60 @@
+#!/bin/bash
+# make bench: build what the VMs load, run the benchmark suite in the VM
+# harness and write Documentation/benchmarks.md, Documentation/bench/*.csv
+# and *.png from it.
+#
+#   1. two VMs (tools/vm/run-pair.sh, tests/vm/bench-pair.sh): rdma_rxe
+#      and MetaRoCE on one wire: bandwidth over sizes, latency, loss,
+#      many QPs;
+#   2. one VM (tools/vm/run-vm.sh, tests/vm/bench-fabric.sh): MetaRoCE on
+#      the fabric testbed: plane scaling, plane failure, incast;
+#   3. tools/bench/report.py: tables, CSV and gnuplot figures.
+#
+# Raw output stays in build/bench (BENCH_OUT). Every BENCH_* variable in
+# the environment reaches the guests (see the two guest scripts for what
+# each tunes; lists are comma-separated). BENCH_ONLY=pair|fabric|report
+# runs one step (report reuses the raw output of an earlier run).
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+run=${BENCH_OUT:-$repo/build/bench}
+only=${BENCH_ONLY:-}
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
+fail=0
+if want pair || want fabric; then
+	kdir=$(tools/kernel/build-kernel.sh normal) || exit 1
+	bz=$kdir/arch/x86/boot/bzImage
+	echo "bench: building modules and provider for $kdir"
+	mkdir -p build/bench
+	make -s KDIR="$kdir" modules >/dev/null && make -s provider >/dev/null &&
+		cc -O2 -Wall -o build/bench/tsc-mhz tools/bench/tsc-mhz.c ||
+		{ echo "bench: build failed" >&2; exit 1; }
+	envs=(-e REPO="$repo" -e KDIR="$kdir")
+	while IFS='=' read -r k v; do
+		case $k in BENCH_OUT | BENCH_ONLY | BENCH_*_TIMEOUT) continue ;; esac
+		[[ "$v" == *[[:space:]]* ]] && { echo "bench: $k: no spaces (use commas)" >&2; exit 2; }
+		envs+=(-e "$k=$v")
+	done < <(env | grep '^BENCH_')
+fi
+
+if want pair; then
+	rm -rf "$run/pair"
+	t0=$SECONDS
+	echo "bench: two VMs, rxe and MetaRoCE (raw output: $run/pair)"
+	tools/vm/run-pair.sh -k "$bz" -s tests/vm/bench-pair.sh -o "$run/pair" \
+		-t "${BENCH_PAIR_TIMEOUT:-3000}" "${envs[@]}" || fail=1
+	echo "bench: pair done in $((SECONDS - t0))s; $(grep -c '^not ok' "$run/pair/b/results.tap" 2>/dev/null) failed steps"
+fi
+if want fabric; then
+	rm -rf "$run/fabric"
+	t0=$SECONDS
+	echo "bench: fabric testbed, MetaRoCE (raw output: $run/fabric)"
+	tools/vm/run-vm.sh -k "$bz" -s tests/vm/bench-fabric.sh -o "$run/fabric" \
+		-t "${BENCH_FABRIC_TIMEOUT:-1800}" -m 1024 "${envs[@]}" || fail=1
+	echo "bench: fabric done in $((SECONDS - t0))s; $(grep -c '^not ok' "$run/fabric/results.tap" 2>/dev/null) failed steps"
+fi
+python3 tools/bench/report.py "$run" Documentation || exit 1
+echo "bench: wrote Documentation/benchmarks.md and Documentation/bench/"
+[ $fail = 0 ] || echo "bench: a VM step failed (see $run/*/results.tap); its figures are missing or marked"
+exit $fail
