@@ -41,6 +41,23 @@ msgs() { awk -v r="$1" -v s="$2" 'BEGIN { n = int(r * 1e6 * s / 8 / 65536); prin
 
 . "$REPO/tests/vm/fabric-lib.sh"
 
+# hwc DEV: "tx_packets tx_retransmits rto_events path_losses" of DEV.
+hwc() {
+	local c
+	for c in tx_packets tx_retransmits rto_events path_losses; do
+		printf '%s ' "$(cat "/sys/class/infiniband/$1/ports/1/hw_counters/$c" 2>/dev/null || echo 0)"
+	done
+}
+# hwc_rows BENCH X BEFORE AFTER: the sender's counter deltas as rows.
+hwc_rows() {
+	local a b names=(tx_packets tx_retransmits rto_events path_losses) i
+	read -ra a <<<"$3"
+	read -ra b <<<"$4"
+	for i in 0 1 2 3; do row "$1" "$2" "${names[i]}" $((b[i] - a[i])); done
+}
+# wire_bytes SAMPLES: bytes the sampled link carried over the run.
+wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
+
 setup_modules
 check "ib core loads" load_ib_core
 row info 0 plane_rate_mbps "$RATE"
@@ -52,7 +69,12 @@ if part planes; then
 		check "fabric up: 2 hosts, $n planes of $RATE Mbit/s, $PATHS paths" \
 			fabric 2 "$n" --rate "${RATE}mbit"
 		t0=$EPOCHREALTIME
-		g=$(write_bw "planes$n" h2 h1 "$(msgs $((n * RATE)) "$PSECS")") || g=0
+		c0=$(hwc mroce2)
+		nm=$(msgs $((n * RATE)) "$PSECS")
+		g=$(write_bw "planes$n" h2 h1 "$nm") || g=0
+		hwc_rows planes "$n" "$c0" "$(hwc mroce2)"
+		row planes "$n" app_bytes $((nm * SIZE))
+		row planes "$n" wire_bytes "$(wire_bytes "$OUT/planes$n.samples")"
 		fig "planes $n: goodput $g Mbit/s ($(awk -v g="$g" -v n="$n" -v r="$RATE" \
 			'BEGIN { printf "%.3f", g / (n * r) }') of the plane rates)"
 		row planes "$n" goodput_mbps "$g"
@@ -71,9 +93,15 @@ if part failover; then
 		fabric 2 4 --rate "${RATE}mbit"
 	moving() { [ "$(wc -l <"$OUT/failover.samples" 2>/dev/null)" -gt 3 ] &&
 		tail -1 "$OUT/failover.samples" | awk -v b="$(head -1 "$OUT/failover.samples" | cut -d' ' -f2)" '{ exit !($2 - b > 200000) }'; }
+	c0=$(hwc mroce2)
 	write_bw failover h2 h1 "$(msgs $((4 * RATE)) $((FSECS * 4)))" >"$OUT/failover.gp" &
 	job=$!
 	wait_for 60 moving
+	# Plane 1's bytes towards h1: when they stop is when the failure
+	# took effect, somewhere inside the slow tc command.
+	ip netns exec p1 bash -c 'exec 3<> <(:); while read -r b </sys/class/net/l1/statistics/tx_bytes; do echo "$EPOCHREALTIME $b"; read -r -t 0.1 -u 3 || :; done' \
+		>"$OUT/failover.p1" &
+	p1s=$!
 	sleep "$FSECS"
 	f0=$EPOCHREALTIME
 	fabric_plane_fail 1
@@ -84,7 +112,13 @@ if part failover; then
 	r1=$EPOCHREALTIME
 	wait $job
 	rc=$?
-	check "failover: transfer completes, no QP error" test $rc = 0
+	kill $p1s
+	wait $p1s 2>/dev/null
+	# The failure's effective time: plane 1's last byte after f0.
+	fe=$(awk -v f="$f0" -v e="$f1" '$1 >= f && $1 <= e + 1 && $2 > pb { t = $1 } { pb = $2 } END { print t ? t : f }' "$OUT/failover.p1")
+	row failover 4 fail_effective "$fe"
+	check "failover: transfer completes, no QP error: transfer completes, no QP error" test $rc = 0
+	hwc_rows failover 4 "$c0" "$(hwc mroce2)"
 	row failover 4 rc "$rc"
 	row failover 4 fail_start "$f0"
 	row failover 4 fail_end "$f1"
@@ -93,8 +127,8 @@ if part failover; then
 	row failover 4 goodput_mbps "$(cat "$OUT/failover.gp")"
 	fig "failover: rc $rc goodput $(cat "$OUT/failover.gp") Mbit/s; failed $f0..$f1 restored $r0..$r1"
 	fig "path counters: failed $(counter mroce2 path_failed) recovered $(counter mroce2 path_recovered) rto $(counter mroce2 path_rto_events)"
-	# Mb/s per sample interval, time relative to the failure's start.
-	awk -v f="$f0" 'NR > 1 && $1 > pt { printf "%.2f %.3f\n", $1 - f, ($2 - pb) * 8 / ($1 - pt) / 1e6 }
+	# Mb/s per sample interval, time relative to the failure taking effect.
+	awk -v f="$fe" 'NR > 1 && $1 > pt { printf "%.2f %.3f\n", $1 - f, ($2 - pb) * 8 / ($1 - pt) / 1e6 }
 		{ pt = $1; pb = $2 }' "$OUT/failover.samples" >"$OUT/failover.ts"
 fi
 

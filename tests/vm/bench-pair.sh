@@ -85,6 +85,9 @@ goodput() {
 kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
 sample_kmem() { while :; do kmem; sleep 0.2; done; }
 
+# hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
+hwc() { cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
@@ -96,6 +99,7 @@ perf() {
 		sample_eth0 >"$raw/samples" &
 		sp=$!
 		k0=$(kmem)
+		[ "$stack" = metaroce ] && local p0=$(hwc tx_packets) r0=$(hwc tx_retransmits) o0=$(hwc rto_events)
 		sample_kmem >"$raw/kmem" &
 		mp=$!
 	fi
@@ -125,6 +129,11 @@ perf() {
 		row "$bench" "$stack" "$x" p99_us "$p99"
 		row "$bench" "$stack" "$x" avg_us "$avg"
 	done
+	if [ "$stack" = metaroce ]; then
+		row "$bench" "$stack" "$x" tx_packets $(($(hwc tx_packets) - p0))
+		row "$bench" "$stack" "$x" tx_retransmits $(($(hwc tx_retransmits) - r0))
+		row "$bench" "$stack" "$x" rto_events $(($(hwc rto_events) - o0))
+	fi
 	row "$bench" "$stack" "$x" kmem_kb \
 		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
 }

@@ -243,8 +243,8 @@ class Report:
                  "ib_write_bw of 64 KiB messages. A run that did not finish "
                  "within the timeout counts as 0. Fraction = goodput / the same "
                  "stack's lossless goodput in this run.", "",
-                 "| loss % | rxe Mbit/s | rxe fraction | MetaRoCE Mbit/s | MetaRoCE fraction | rc rxe/MetaRoCE |",
-                 "|---|---|---|---|---|---|")
+                 "| loss % | rxe Mbit/s | rxe fraction | MetaRoCE Mbit/s | MetaRoCE fraction | MetaRoCE retransmitted | MetaRoCE RTOs | rc rxe/MetaRoCE |",
+                 "|---|---|---|---|---|---|---|---|")
         base = {s: self.get("loss", s, "0", "goodput_mbps") for s in STACKS}
         rows = []
         frac = {}
@@ -253,9 +253,11 @@ class Report:
             f = {s: ratio(g[s], base[s]) for s in STACKS}
             frac[x] = f
             rows.append((x, f["rxe"], f["metaroce"]))
-            self.out("| %s | %s | %s | %s | %s | %s/%s |" % (
+            mr = self.pair["loss"]["metaroce"][x]
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
                 x, fmt(g["rxe"]), fmt(f["rxe"]), fmt(g["metaroce"]),
-                fmt(f["metaroce"]), self.pair["loss"]["rxe"][x].get("rc", "-"),
+                fmt(f["metaroce"]), self.retx(mr), mr.get("rto_events", "n/a"),
+                self.pair["loss"]["rxe"][x].get("rc", "-"),
                 self.pair["loss"]["metaroce"][x].get("rc", "-")))
         pair_figure(self.bdir, "loss", "Goodput under loss, fraction of lossless",
                     "random loss (%)", "fraction of own lossless goodput", False, rows)
@@ -266,6 +268,14 @@ class Report:
             self.target("Goodput at %s%% loss" % x, ">= %d%% of lossless" % (want * 100),
                         "%s (rxe %s)" % (fmt(m), fmt(f.get("rxe"))),
                         None if m is None else m >= want)
+
+    @staticmethod
+    def retx(r):
+        """'N (P%)' of a row's tx_retransmits over tx_packets."""
+        n, t = num(r.get("tx_retransmits")), num(r.get("tx_packets"))
+        if n is None:
+            return "n/a"
+        return "%d (%s%%)" % (n, fmt(100 * n / t, 1) if t else "n/a")
 
     # --- 4. many QPs ---------------------------------------------------
     def qps(self):
@@ -309,15 +319,17 @@ class Report:
                  "lives in init_net only, so it cannot run on the namespace "
                  "hosts, and it uses one path, so it would stay at one plane's "
                  "rate whatever N is." % fmt(rate), "",
-                 "| planes | paths | goodput Mbit/s | sum of plane rates | fraction |",
-                 "|---|---|---|---|---|")
+                 "| planes | paths | goodput Mbit/s | sum of plane rates | fraction | wire bytes / app bytes | retransmitted packets | RTOs |",
+                 "|---|---|---|---|---|---|---|---|")
         rows = []
         for x in xsort(m):
             g = num(m[x].get("goodput_mbps"))
             f = ratio(g, rate * num(x))
             rows.append((x, g, rate * num(x), f))
-            self.out("| %s | %s | %s | %s | %s |" % (x, m[x].get("paths", "?"), fmt(g),
-                                                      fmt(rate * num(x)), fmt(f)))
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                x, m[x].get("paths", "?"), fmt(g), fmt(rate * num(x)), fmt(f),
+                fmt(ratio(m[x].get("wire_bytes"), m[x].get("app_bytes"))),
+                self.retx(m[x]), m[x].get("rto_events", "n/a")))
             if num(x) >= 2:
                 self.target("Plane scaling N=%s" % x, ">= 0.9 x N x plane rate",
                             "%s of N x rate (%s Mbit/s)" % (fmt(f), fmt(g)),
@@ -351,6 +363,7 @@ unset multiplot
                 t, r = line.split()
                 pts.append((float(t), float(r)))
         f0, f1 = num(m["fail_start"]), num(m["fail_end"])
+        fe = num(m.get("fail_effective"), f0)
         r0, r1 = num(m["restore_start"]), num(m["restore_end"])
         # Three-sample moving average: single 0.1 s samples under TCG jitter.
         sm = []
@@ -359,7 +372,7 @@ unset multiplot
             sm.append((pts[i][0], sum(w) / len(w)))
         before = [r for t, r in sm if -3 <= t < 0]
         pre = sum(before) / len(before) if before else None
-        during = [(t, r) for t, r in sm if 0 <= t < r0 - f0]
+        during = [(t, r) for t, r in sm if 0 <= t < r0 - fe]
         dip = min((r for t, r in during), default=None)
         rec = None
         if pre and during:
@@ -377,9 +390,11 @@ unset multiplot
                  "mid-transfer, then restored. Receiver goodput sampled every "
                  "0.1 s (3-sample moving average in the analysis). The tc "
                  "commands failing the plane took %.2f s and restoring it %.2f s "
-                 "under TCG. rdma_rxe is absent for the reasons above." % (
+                 "under TCG, so time 0 is when the failure took effect: the last "
+                 "time plane 1 forwarded a byte (sampled every 0.1 s), %.2f s "
+                 "into the command. rdma_rxe is absent for the reasons above." % (
                      fmt(num(self.fab["info"]["metaroce"]["0"].get("plane_rate_mbps"))),
-                     f1 - f0, r1 - r0), "",
+                     f1 - f0, r1 - r0, fe - f0), "",
                  "| before (Mbit/s) | lowest during failure | lowest / before | back to >= 70% after | transfer rc | goodput over the whole transfer |",
                  "|---|---|---|---|---|---|",
                  "| %s | %s | %s | %s | %s | %s |" % (
@@ -401,7 +416,7 @@ set label 'fail' at 0, graph 0.95 offset 0.5,0
 set label 'restore' at %f, graph 0.95 offset 0.5,0
 plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 s', \\
      '' using 1:3 skip 1 with lines lw 2 title '3-sample average'
-""" % (r0 - f0, r0 - f0, r0 - f0), self.bdir)
+""" % (r0 - fe, r0 - fe, r0 - fe), self.bdir)
         self.fig("failover", "plane failure")
 
     def incast(self):
