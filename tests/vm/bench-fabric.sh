@@ -61,6 +61,7 @@ wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
 setup_modules
 check "ib core loads" load_ib_core
 row info 0 plane_rate_mbps "$RATE"
+row info 0 bottleneck_mbps "$BOTTLE"
 
 # --- plane scaling: N planes of RATE Mbit/s each ------------------------
 if part planes; then

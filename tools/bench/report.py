@@ -374,13 +374,20 @@ unset multiplot
         pre = sum(before) / len(before) if before else None
         during = [(t, r) for t, r in sm if 0 <= t < r0 - fe]
         dip = min((r for t, r in during), default=None)
+        # Recovered: the first time, after goodput first fell under 70% of
+        # before, that three samples in a row are back at >= 70%; 0 when it
+        # never fell under 70%.
         rec = None
         if pre and during:
             ok = [r >= 0.7 * pre for t, r in during]
-            for i in range(len(during)):
-                if all(ok[i:i + 3]):
-                    rec = during[i][0]
-                    break
+            low = next((i for i, v in enumerate(ok) if not v), None)
+            if low is None:
+                rec = 0.0
+            else:
+                for i in range(low, len(during)):
+                    if all(ok[i:i + 3]):
+                        rec = during[i][0]
+                        break
         rc = m.get("rc")
         write_csv(os.path.join(self.bdir, "failover.csv"),
                   ["seconds_from_failure", "mbps", "mbps_avg3"],
@@ -433,8 +440,8 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
                  "window after the last sender's first data with Jain >= 0.95. "
                  "rdma_rxe is absent (namespaces; no rate hints or ECN "
                  "reaction of this kind).", "",
-                 "| senders | all complete | per-sender goodput (Mbit/s) | base RTT (ms) | settle (s) | settle (RTTs) | mean Jain after settle | CE marks |",
-                 "|---|---|---|---|---|---|---|---|")
+                 "| senders | all complete | per-sender Mbit/s while all send | sum / bottleneck | per-sender goodput over its whole run | base RTT (ms) | settle (s) | settle (RTTs) | mean Jain after settle | CE marks |",
+                 "|---|---|---|---|---|---|---|---|---|---|")
         plots = []
         for k in xsort(m):
             r = m[k]
@@ -443,8 +450,12 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
             rtt = num(r.get("base_rtt_ms"))
             settle = res["settle"] if res else None
             rtts = None if settle is None or not rtt else settle * 1000 / rtt
-            self.out("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            st = res["steady"] if res else []
+            bott = num(self.fab["info"]["metaroce"]["0"].get("bottleneck_mbps"))
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 k, "yes" if r.get("complete") == "1" else "no",
+                " ".join(fmt(g, 1) for g in st) or "n/a",
+                fmt(ratio(sum(st), bott)) if st else "n/a",
                 " ".join(fmt(g, 1) for g in gps), fmt(rtt),
                 "never" if settle is None else "%.1f" % settle,
                 "n/a" if rtts is None else "%.0f" % rtts,
@@ -462,6 +473,7 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
             n = int(k)
             gnuplot(HEAD + """set output 'incast%s.png'
 set multiplot layout 3,1 title 'MetaRoCE incast: %s senders'
+set xrange [0:%f]
 set xlabel 'seconds from the first sender'
 set ylabel 'Mbit/s'
 set key outside right
@@ -473,7 +485,7 @@ set ylabel 'CE marks / 0.5 s'
 set yrange [0:*]
 plot 'incast%s.csv' using 1:%d skip 1 with steps lw 2 title 'marks'
 unset multiplot
-""" % (k, k, ", ".join("'incast%s.csv' using 1:%d skip 1 with lines lw 2 title 'h%d'" % (k, i + 2, i + 2)
+""" % (k, k, res["tmax"], ", ".join("'incast%s.csv' using 1:%d skip 1 with lines lw 2 title 'h%d'" % (k, i + 2, i + 2)
                           for i in range(n)), k, n + 2, k, n + 3), self.bdir)
             self.fig("incast%s" % k, "incast %s" % k)
 
@@ -529,8 +541,12 @@ unset multiplot
         after = [r[-2] for r in rows if settle is not None and r[0] >= max(joins) - t0 + settle
                  and r[-2] is not None and sum(r[1:-2]) > 0]
         total = (marks[-1][1] - marks[0][1]) if marks else None
+        # Per-sender rate while every sender is sending.
+        busy = [r[1:-2] for r in rows if min(r[1:-2]) > 0.2]
+        steady = [sum(c) / len(c) for c in zip(*busy)] if busy else []
         return {"settle": settle, "mean_jain": sum(after) / len(after) if after else None,
-                "marks": "n/a" if total is None else "%d" % total}
+                "marks": "n/a" if total is None else "%d" % total,
+                "steady": steady, "tmax": rows[-1][0] + win if rows else 1}
 
     def write(self):
         md = ["# MetaRoCE benchmarks", "",
