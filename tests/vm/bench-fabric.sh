@@ -118,7 +118,7 @@ if part failover; then
 	# The failure's effective time: plane 1's last byte after f0.
 	fe=$(awk -v f="$f0" -v e="$f1" '$1 >= f && $1 <= e + 1 && $2 > pb { t = $1 } { pb = $2 } END { print t ? t : f }' "$OUT/failover.p1")
 	row failover 4 fail_effective "$fe"
-	check "failover: transfer completes, no QP error: transfer completes, no QP error" test $rc = 0
+	check "failover: transfer completes, no QP error" test $rc = 0
 	hwc_rows failover 4 "$c0" "$(hwc mroce2)"
 	row failover 4 rc "$rc"
 	row failover 4 fail_start "$f0"
