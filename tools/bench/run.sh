@@ -8,11 +8,13 @@
 #      many QPs;
 #   2. one VM (tools/vm/run-vm.sh, tests/vm/bench-fabric.sh): MetaRoCE on
 #      the fabric testbed: plane scaling, plane failure, incast;
-#   3. tools/bench/report.py: tables, CSV and gnuplot figures.
+#   3. one VM (tools/bench/guest-profile.sh): where MetaRoCE's CPU goes
+#      in ib_write_bw (perf, cpu-clock);
+#   4. tools/bench/report.py: tables, CSV and gnuplot figures.
 #
 # Raw output stays in build/bench (BENCH_OUT). Every BENCH_* variable in
 # the environment reaches the guests (see the two guest scripts for what
-# each tunes; lists are comma-separated). BENCH_ONLY=pair|fabric|report
+# each tunes; lists are comma-separated). BENCH_ONLY=pair|fabric|profile|report
 # runs one step (report reuses the raw output of an earlier run).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +24,7 @@ only=${BENCH_ONLY:-}
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 fail=0
-if want pair || want fabric; then
+if want pair || want fabric || want profile; then
 	kdir=$(tools/kernel/build-kernel.sh normal) || exit 1
 	bz=$kdir/arch/x86/boot/bzImage
 	echo "bench: building modules and provider for $kdir"
@@ -43,21 +45,30 @@ if want pair || want fabric; then
 	done < <(env | grep '^BENCH_')
 fi
 
+# A run of some parts only (BENCH_PARTS) goes to its own directory;
+# report.py lays it over the full run's figures.
+pdir=$run/pair${BENCH_PARTS:+-${BENCH_PARTS//,/-}}
 if want pair; then
-	rm -rf "$run/pair"
+	rm -rf "$pdir"
 	t0=$SECONDS
-	echo "bench: two VMs, rxe and MetaRoCE (raw output: $run/pair)"
-	tools/vm/run-pair.sh -k "$bz" -s tests/vm/bench-pair.sh -o "$run/pair" \
+	echo "bench: two VMs, rxe and MetaRoCE (raw output: $pdir)"
+	tools/vm/run-pair.sh -k "$bz" -s tests/vm/bench-pair.sh -o "$pdir" \
 		-t "${BENCH_PAIR_TIMEOUT:-3000}" "${envs[@]}" || fail=1
-	echo "bench: pair done in $((SECONDS - t0))s; $(grep -c '^not ok' "$run/pair/b/results.tap" 2>/dev/null) failed steps"
+	echo "bench: pair done in $((SECONDS - t0))s; $(grep -c '^not ok' "$pdir/b/results.tap" 2>/dev/null) failed steps"
 fi
-if want fabric; then
+if want fabric && [ -z "${BENCH_PARTS:-}" ]; then
 	rm -rf "$run/fabric"
 	t0=$SECONDS
 	echo "bench: fabric testbed, MetaRoCE (raw output: $run/fabric)"
 	tools/vm/run-vm.sh -k "$bz" -s tests/vm/bench-fabric.sh -o "$run/fabric" \
 		-t "${BENCH_FABRIC_TIMEOUT:-1800}" -m 1024 "${envs[@]}" || fail=1
 	echo "bench: fabric done in $((SECONDS - t0))s; $(grep -c '^not ok' "$run/fabric/results.tap" 2>/dev/null) failed steps"
+fi
+if want profile && [ -z "${BENCH_PARTS:-}" ]; then
+	rm -rf "$run/profile"
+	echo "bench: perf profile of MetaRoCE ib_write_bw (raw output: $run/profile)"
+	tools/vm/run-vm.sh -k "$bz" -s tools/bench/guest-profile.sh -o "$run/profile" \
+		-t 600 -m 1024 "${envs[@]}" || fail=1
 fi
 python3 tools/bench/report.py "$run" Documentation || exit 1
 echo "bench: wrote Documentation/benchmarks.md and Documentation/bench/"
