@@ -41,19 +41,21 @@ msgs() { awk -v r="$1" -v s="$2" 'BEGIN { n = int(r * 1e6 * s / 8 / 65536); prin
 
 . "$REPO/tests/vm/fabric-lib.sh"
 
-# hwc DEV: "tx_packets tx_retransmits rto_events path_losses" of DEV.
+HWC="tx_packets tx_retransmits rto_events path_losses path_probes path_failed path_recovered"
+# hwc DEV: the $HWC counters of DEV.
 hwc() {
 	local c
-	for c in tx_packets tx_retransmits rto_events path_losses; do
+	for c in $HWC; do
 		printf '%s ' "$(cat "/sys/class/infiniband/$1/ports/1/hw_counters/$c" 2>/dev/null || echo 0)"
 	done
 }
 # hwc_rows BENCH X BEFORE AFTER: the sender's counter deltas as rows.
 hwc_rows() {
-	local a b names=(tx_packets tx_retransmits rto_events path_losses) i
+	local a b names i
+	read -ra names <<<"$HWC"
 	read -ra a <<<"$3"
 	read -ra b <<<"$4"
-	for i in 0 1 2 3; do row "$1" "$2" "${names[i]}" $((b[i] - a[i])); done
+	for i in "${!names[@]}"; do row "$1" "$2" "${names[i]}" $((b[i] - a[i])); done
 }
 # wire_bytes SAMPLES: bytes the sampled link carried over the run.
 wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }

@@ -340,17 +340,18 @@ class Report:
                  "lives in init_net only, so it cannot run on the namespace "
                  "hosts, and it uses one path, so it would stay at one plane's "
                  "rate whatever N is." % fmt(rate), "",
-                 "| planes | paths | goodput Mbit/s | sum of plane rates | fraction | wire bytes / app bytes | retransmitted packets | RTOs |",
-                 "|---|---|---|---|---|---|---|---|")
+                 "| planes | paths | goodput Mbit/s | sum of plane rates | fraction | wire bytes / app bytes | retransmitted packets | RTOs | path probes | paths failed |",
+                 "|---|---|---|---|---|---|---|---|---|---|")
         rows = []
         for x in xsort(m):
             g = num(m[x].get("goodput_mbps"))
             f = ratio(g, rate * num(x))
             rows.append((x, g, rate * num(x), f))
-            self.out("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 x, m[x].get("paths", "?"), fmt(g), fmt(rate * num(x)), fmt(f),
                 fmt(ratio(m[x].get("wire_bytes"), m[x].get("app_bytes"))),
-                self.retx(m[x]), m[x].get("rto_events", "n/a")))
+                self.retx(m[x]), m[x].get("rto_events", "n/a"),
+                m[x].get("path_probes", "n/a"), m[x].get("path_failed", "n/a")))
             if num(x) >= 2:
                 self.target("Plane scaling N=%s" % x, ">= 0.9 x N x plane rate",
                             "%s of N x rate (%s Mbit/s)" % (fmt(f), fmt(g)),
