@@ -13,8 +13,9 @@
 #
 # env (lists comma-separated): BENCH_SIZES, BENCH_BYTES (per bw run),
 # BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
-# BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO,
-# BENCH_PARTS (bw,lat,loss,qps)
+# BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
+# (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
+# BENCH_PARTS (bw,lat,loss,shaped,qps)
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -32,7 +33,9 @@ QPS=${BENCH_QPS:-1,16,256}
 # "retry exceeded" on both stacks; 20 is 4.3 s.
 QP_TIMEOUT=${BENCH_QP_TIMEOUT:-20}
 TMO=${BENCH_TMO:-180}
-PARTS=${BENCH_PARTS:-bw,lat,loss,qps}
+PARTS=${BENCH_PARTS:-bw,lat,loss,shaped,qps}
+SHAPE=${BENCH_SHAPE:-6}
+SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
 STACKS="rxe metaroce"
 CSV=$OUT/bench.csv
 [ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
@@ -124,6 +127,8 @@ perf() {
 	else
 		row "$bench" "$stack" "$x" goodput_mbps 0
 	fi
+	row "$bench" "$stack" "$x" wire_bytes \
+		"$(awk 'NR == 1 { b = $2 } END { print $2 - b }' "$raw/samples")"
 	row "$bench" "$stack" "$x" tool_mbps \
 		"$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 { v = $4 * 1000 } END { print v + 0 }' "$PAIR_OUT")"
 	# Latency tools: t_typical (column 5) and the 99% percentile (8).
@@ -178,6 +183,14 @@ cpu_mhz() {
 	echo "cpu MHz for perftest: $mhz"
 }
 
+# shape MBIT TAG: egress of eth0 limited to MBIT Mbit/s on both hosts.
+shape() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	tc qdisc add dev eth0 root tbf rate "${1}mbit" burst 16k latency 100ms
+	arrive "shape-$2-$1"
+	await "shape-$2-$1" 120
+}
+
 setup_modules
 check "perftest gets the measured TSC rate (cpu MHz)" cpu_mhz
 check "ib core loads" load_ib_core
@@ -214,7 +227,17 @@ for s in $STACKS; do
 		done
 		netem 0 "$s-end"
 	fi
-	if part qps; then
+	# One path, one shaped link: the baseline the fabric's plane scaling is
+# compared with. Both hosts shape their egress to SHAPE Mbit/s (tbf, 100
+# ms of queue, as a fabric plane); rxe has one path, MetaRoCE sprays its
+# paths over this one link.
+if part shaped; then
+	shape "$SHAPE" "$s"
+	perf "$s" shaped "$SHAPE" "$TMO" 1 ib_write_bw -s 65536 \
+		-n "$(awk -v r="$SHAPE" -v t="$SHAPE_SECS" 'BEGIN { n = int(r * 1e6 * t / 8 / 65536); print (n < 10 ? 10 : n) }')"
+	netem 0 "$s-shaped-end"
+fi
+if part qps; then
 		for q in ${QPS//,/ }; do
 			perf "$s" qps "$q" "$TMO" 1 ib_write_bw -s 65536 -q "$q" -u "$QP_TIMEOUT" \
 				-n "$(awk -v n="$(iters 65536 "$BYTES" "$q")" 'BEGIN { print (n < 10 ? 10 : n) }')"

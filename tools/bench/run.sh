@@ -72,5 +72,12 @@ if want profile && [ -z "${BENCH_PARTS:-}" ]; then
 fi
 python3 tools/bench/report.py "$run" Documentation || exit 1
 echo "bench: wrote Documentation/benchmarks.md and Documentation/bench/"
-[ $fail = 0 ] || echo "bench: a VM step failed (see $run/*/results.tap); its figures are missing or marked"
-exit $fail
+# A failed step inside a guest is a measurement (rxe not finishing at 10%
+# loss, a stalled incast sender); the report shows it. Fail only when a
+# guest left no results at all.
+[ $fail = 0 ] || echo "bench: some steps failed (see $run/*/results.tap); the report marks them"
+for d in "$run"/pair*/b "$run"/fabric; do
+	[ -d "$d" ] || continue
+	[ -s "$d/bench.csv" ] || { echo "bench: no results in $d" >&2; exit 1; }
+done
+exit 0
