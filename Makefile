@@ -4,6 +4,8 @@
 #
 #   make demo      build everything, boot two VM hosts, bind the device on each
 #   make check     build everything and run every test (host, KUnit, VM)
+#   make bench     run the benchmarks against rdma_rxe in VMs and write
+#                  Documentation/benchmarks.md (about 30-40 minutes)
 #   make modules   build the modules (KDIR= a kernel build tree; default:
 #                  the cached test kernel)
 #   make install   install the modules for the running kernel and the
@@ -20,7 +22,7 @@ TEST_KDIR = $(shell tools/kernel/build-kernel.sh normal)
 KDIR ?= $(TEST_KDIR)
 
 .PHONY: all deps kernel kernel-debug modules modules-debian provider install \
-	check demo clean
+	check demo bench clean
 
 all: modules provider
 
@@ -57,6 +59,9 @@ check: deps
 
 demo: deps
 	@tools/demo.sh
+
+bench: deps
+	@tools/bench/run.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(REPO) clean

@@ -9,7 +9,8 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
       iproute2 iputils-ping ethtool procps psmisc
       rdma-core ibverbs-utils rdmacm-utils perftest infiniband-diags
       libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
-      cmake ninja-build pkg-config dpkg-dev sparse"
+      cmake ninja-build pkg-config dpkg-dev sparse
+      gnuplot-nox"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -17,92 +17,10 @@ PATHS=${MP_PATHS:-16}		# paths per connection
 
 fig() { echo "$*" | tee -a "$FIG"; }
 
+. "$REPO/tests/vm/fabric-lib.sh"
+
 setup_modules
 check "ib core loads" load_ib_core
-
-# fabric HOSTS PLANES ARGS...: a fresh fabric, mroceI bound in hI.
-fabric() {
-	local hosts=$1 planes=$2 i
-	shift 2
-	fabric_down >/dev/null 2>&1
-	fabric_up --hosts "$hosts" --planes "$planes" "$@" >>"$OUT/fabric.log" 2>&1 ||
-		return 1
-	for i in $(seq 1 "$hosts"); do
-		ns "h$i" ip link set lo up
-		ns "h$i" rdma link add "mroce$i" type metaroce netdev eth0 || return 1
-	done
-	for i in $(seq 1 "$hosts"); do
-		echo "$PATHS" >"/sys/class/infiniband/mroce$i/num_paths" || return 1
-		wait_for 10 gid_index "mroce$i" "$(fabric_addr "h$i")" >/dev/null ||
-			return 1
-	done
-}
-
-# write_bw NAME SRC DST N [PORT]: ib_write_bw of N x 64 KiB from SRC to DST
-# while sampling DST's link; prints goodput in Mbit/s: application bytes
-# over the time from the link's first busy sample to the client's exit.
-# With QP_SNAP set, SRC's QPs and their paths are saved every second to
-# $OUT/NAME.qp while they exist.
-write_bw() {
-	local name=$1 src=$2 dst=$3 n=$4 port=${5:-18515} g s rc rs sampler snap=
-	g=$(gid_index "mroce${dst#h}" "$(fabric_addr "$dst")")
-	ns "$dst" timeout 300 ib_write_bw -F -d "mroce${dst#h}" -x "$g" -p "$port" \
-		-s $SIZE -n "$n" >"$OUT/$name.srv" 2>&1 &
-	s=$!
-	sample_link "$dst" >"$OUT/$name.samples" &
-	sampler=$!
-	if [ -n "$QP_SNAP" ]; then
-		snap_qps "mroce${src#h}" "$OUT/$name.qp" &
-		snap=$!
-	fi
-	# perftest's client does not retry its TCP connect.
-	wait_for 30 listening "$dst" "$port"
-	ns "$src" timeout 300 ib_write_bw -F -d "mroce${src#h}" -x "$g" -p "$port" \
-		-s $SIZE -n "$n" "$(fabric_addr "$dst")" >"$OUT/$name.cli" 2>&1
-	rc=$?
-	echo "$EPOCHREALTIME" >"$OUT/$name.end"
-	wait $s
-	rs=$?
-	kill $sampler $snap 2>/dev/null
-	wait $sampler $snap 2>/dev/null
-	[ $rc = 0 ] && [ $rs = 0 ] || { fig "$name: ib_write_bw failed ($rc/$rs)"; return 1; }
-	goodput "$OUT/$name.samples" "$(cat "$OUT/$name.end")" $((n * SIZE))
-}
-
-# listening hI PORT: a TCP listener on PORT in hI (perftest's server).
-listening() { ns "$1" ss -Hltn "sport = :$2" | grep -q .; }
-
-# sample_link hI: "seconds bytes" of the fabric's port towards host I every
-# 0.1 s, from one shell in the leaf's namespace (no process per sample).
-sample_link() {
-	ip netns exec "l${1#h}" bash -c '
-		exec 3<> <(:)
-		while read -r b </sys/class/net/host/statistics/tx_bytes; do
-			echo "$EPOCHREALTIME $b"
-			read -r -t 0.1 -u 3 || :
-		done'
-}
-
-# snap_qps DEV FILE: DEV's QPs with their per-path state, every second.
-snap_qps() {
-	while sleep 1; do
-		rdma -dd resource show qp link "$1/1" >"$2.tmp" 2>&1
-		grep -q 'sport=' "$2.tmp" && mv "$2.tmp" "$2"
-	done
-}
-
-# goodput SAMPLES END BYTES: BYTES*8 over the time from the last sample
-# before the link moved more than a trickle (ACKs only) to END.
-goodput() {
-	awk -v t1="$2" -v bytes="$3" '
-	NR == 1 { b0 = $2 }
-	!t0 && $2 - b0 > 20000 { t0 = pt }
-	{ pt = $1 }
-	END {
-		if (!t0 || t1 <= t0) { print "0"; exit 1 }
-		printf "%.1f\n", bytes * 8 / (t1 - t0) / 1e6
-	}' "$1"
-}
 
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 

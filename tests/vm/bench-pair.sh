@@ -1,0 +1,253 @@
+#!/bin/bash
+# make bench, two hosts (run-pair.sh): rdma_rxe and MetaRoCE side by side
+# on one virtual wire, in one boot: rxe0 is bound to eth0 and measured,
+# deleted, then metaroce0 the same way (see bind() for why not both at
+# once). rxe works only in init_net, hence two VMs.
+#
+# Host a serves, host b runs the clients and writes $OUT/bench.csv:
+#   bench,stack,x,metric,value
+# Goodput is application bytes over the time from the first data on the
+# wire (eth0 byte counters sampled every 0.1 s) to the client's exit; the
+# client's whole wall time and perftest's own figure (0 under TCG at
+# times) are kept as well.
+#
+# env (lists comma-separated): BENCH_SIZES, BENCH_BYTES (per bw run),
+# BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
+# BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
+# (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
+# BENCH_PARTS (bw,lat,loss,shaped,qps)
+. "$REPO/tools/vm/guest-lib.sh"
+dev=none
+. "$REPO/tests/vm/pair-lib.sh"
+
+SIZES=${BENCH_SIZES:-64,4096,65536,1048576,4194304}
+BYTES=${BENCH_BYTES:-33554432}
+MAXIT=${BENCH_MAX_ITERS:-2000}
+LAT_ITERS=${BENCH_LAT_ITERS:-1000}
+LOSS=${BENCH_LOSS:-0,0.1,1,5,10}
+LOSS_BYTES=${BENCH_LOSS_BYTES:-33554432}
+LOSS_TMO=${BENCH_LOSS_TMO:-90}
+QPS=${BENCH_QPS:-1,16,256}
+# ACK timeout exponent for the many-QP runs: with perftest's default (14,
+# 67 ms) 256 QPs x their queued 64 KiB writes on this slow wire hit
+# "retry exceeded" on both stacks; 20 is 4.3 s.
+QP_TIMEOUT=${BENCH_QP_TIMEOUT:-20}
+TMO=${BENCH_TMO:-180}
+PARTS=${BENCH_PARTS:-bw,lat,loss,shaped,qps}
+SHAPE=${BENCH_SHAPE:-6}
+SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
+STACKS="rxe metaroce"
+CSV=$OUT/bench.csv
+[ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
+MROCE_DRIVERS=$RDMAV_DRIVERS
+declare -A GID
+
+part() { [[ ",$PARTS," == *",$1,"* ]]; }
+row() { [ "$me" = b ] && echo "$1,$2,$3,$4,$5" >>"$CSV"; }
+
+# bind STACK: STACK's device on eth0, port active, GID index in GID[].
+# libibverbs 44 with our provider in RDMAV_DRIVERS segfaults listing
+# devices while an rxe device exists, so one stack is bound at a time and
+# rxe runs without it.
+bind() {
+	local d=${1}0
+	if [ "$1" = rxe ]; then unset RDMAV_DRIVERS; else export RDMAV_DRIVERS=$MROCE_DRIVERS; fi
+	check "rdma link add $d type $1 netdev eth0" \
+		rdma link add "$d" type "$1" netdev eth0
+	check "$d port ACTIVE" \
+		wait_for 20 sh -c "ibv_devinfo -d $d | grep -q PORT_ACTIVE"
+	dev=$d
+	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
+	GID[$1]=$(gid_v4)
+	echo "host $me: $d, IPv4 GID index ${GID[$1]}"
+}
+
+# sample_eth0: "seconds bytes" (rx + tx of eth0) every 0.1 s, from one
+# shell (no process per sample).
+sample_eth0() {
+	exec 3<> <(:)
+	local r t
+	while read -r r </sys/class/net/eth0/statistics/rx_bytes &&
+	      read -r t </sys/class/net/eth0/statistics/tx_bytes; do
+		echo "$EPOCHREALTIME $((r + t))"
+		read -r -t 0.1 -u 3 || :
+	done
+}
+
+# goodput SAMPLES END BYTES: Mb/s of BYTES over the time from the last
+# sample before the wire moved more than 2% of BYTES (at least 16 KiB:
+# perftest's TCP exchange) to END.
+goodput() {
+	awk -v t1="$2" -v bytes="$3" '
+	BEGIN { th = bytes * 0.02; if (th < 16384) th = 16384 }
+	NR == 1 { b0 = $2 }
+	!t0 && $2 - b0 > th { t0 = pt }
+	{ pt = $1 }
+	END {
+		if (!t0 || t1 <= t0 || bytes <= 0) { print "0"; exit }
+		printf "%.3f\n", bytes * 8 / (t1 - t0) / 1e6
+	}' "$1"
+}
+
+# kmem: kernel memory in kB that QPs live in: slab plus vmalloc (queues).
+kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
+sample_kmem() { while :; do kmem; sleep 0.2; done; }
+
+# hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
+hwc() { cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+
+# perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
+# STACK's device, same ARGS both sides; rows for BENCH at X on host b.
+perf() {
+	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp k0
+	shift 6
+	port=$((19000 + step + 1))
+	dev=${stack}0
+	if [ "$me" = b ]; then
+		sample_eth0 >"$raw/samples" &
+		sp=$!
+		k0=$(kmem)
+		[ "$stack" = metaroce ] && local p0=$(hwc tx_packets) r0=$(hwc tx_retransmits) o0=$(hwc rto_events)
+		sample_kmem >"$raw/kmem" &
+		mp=$!
+	fi
+	local P=(-d "$dev" -x "${GID[$stack]}" -F -p "$port" --report_gbits)
+	pair "$bench-$stack-$x" "$tmo" "tcp:$port" "$mult" \
+		"$tool" "${P[@]}" "$@" -- "$tool" "${P[@]}" "$@" "$srv_ip"
+	[ "$me" = b ] || return 0
+	kill $sp $mp 2>/dev/null
+	wait $sp $mp 2>/dev/null
+	row "$bench" "$stack" "$x" rc "$PAIR_RC"
+	row "$bench" "$stack" "$x" wall_s "$PAIR_DT"
+	row "$bench" "$stack" "$x" bytes "$PAIR_BYTES"
+	row "$bench" "$stack" "$x" wall_mbps "$PAIR_RATE"
+	if [ "$PAIR_RC" = 0 ]; then
+		row "$bench" "$stack" "$x" goodput_mbps \
+			"$(goodput "$raw/samples" "$PAIR_END" "$PAIR_BYTES")"
+	else
+		row "$bench" "$stack" "$x" goodput_mbps 0
+	fi
+	row "$bench" "$stack" "$x" wire_bytes \
+		"$(awk 'NR == 1 { b = $2 } END { print $2 - b }' "$raw/samples")"
+	row "$bench" "$stack" "$x" tool_mbps \
+		"$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF == 5 { v = $4 * 1000 } END { print v + 0 }' "$PAIR_OUT")"
+	# Latency tools: t_typical (column 5) and the 99% percentile (8).
+	awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 8 { p50 = $5; p99 = $8; avg = $6 }
+		END { if (p50 != "") printf "%s %s %s\n", p50, p99, avg }' "$PAIR_OUT" |
+	while read -r p50 p99 avg; do
+		row "$bench" "$stack" "$x" p50_us "$p50"
+		row "$bench" "$stack" "$x" p99_us "$p99"
+		row "$bench" "$stack" "$x" avg_us "$avg"
+	done
+	if [ "$stack" = metaroce ]; then
+		row "$bench" "$stack" "$x" tx_packets $(($(hwc tx_packets) - p0))
+		row "$bench" "$stack" "$x" tx_retransmits $(($(hwc tx_retransmits) - r0))
+		row "$bench" "$stack" "$x" rto_events $(($(hwc rto_events) - o0))
+	fi
+	row "$bench" "$stack" "$x" kmem_kb \
+		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
+}
+
+# iters SIZE TOTAL [QPS]: iterations moving about TOTAL bytes, in
+# [5, MAXIT] per QP.
+iters() {
+	local q=${3:-1}
+	awk -v s="$1" -v t="$2" -v q="$q" -v m="$MAXIT" \
+		'BEGIN { n = int(t / s / q); if (n > m) n = m; if (n < 5) n = 5; print n }'
+}
+
+# netem PCT TAG: random loss of PCT% on eth0's egress (both hosts do it, so
+# each direction of the wire loses PCT%); 0 removes it. Both hosts meet
+# after it is in place.
+netem() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	[ "$1" = 0 ] || tc qdisc add dev eth0 root netem loss "$1%"
+	arrive "netem-$2-$1"
+	await "netem-$2-$1" 120
+}
+
+# cpu_mhz: a /proc/cpuinfo with the measured TSC rate in "cpu MHz". The
+# test kernel cannot calibrate its TSC under TCG and leaves the line out;
+# perftest then prints latencies of inf and bandwidths of 0. (Measured
+# against CLOCK_MONOTONIC, which is only right when the kernel was told
+# the TSC rate: see tools/bench/run.sh.)
+cpu_mhz() {
+	local mhz
+	mhz=$("$REPO/build/bench/tsc-mhz") || return 1
+	row info both 0 tsc_mhz "$mhz"
+	# Booted with tsc_early_khz (tools/bench/run.sh): the kernel knows.
+	grep -q '^cpu MHz' /proc/cpuinfo && return 0
+	awk -v m="$mhz" '/^cpu MHz/ { next } { print } /^processor/ { printf "cpu MHz\t\t: %s\n", m }' \
+		/proc/cpuinfo >/run/cpuinfo
+	mount --bind /run/cpuinfo /proc/cpuinfo || return 1
+	echo "cpu MHz for perftest: $mhz"
+}
+
+# shape MBIT TAG: egress of eth0 limited to MBIT Mbit/s on both hosts.
+shape() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	tc qdisc add dev eth0 root tbf rate "${1}mbit" burst 16k latency 100ms
+	arrive "shape-$2-$1"
+	await "shape-$2-$1" 120
+}
+
+setup_modules
+check "perftest gets the measured TSC rate (cpu MHz)" cpu_mhz
+check "ib core loads" load_ib_core
+check "rdma_rxe loads" modprobe rdma_rxe
+check "rdma_metaroce loads" modprobe rdma_metaroce
+ip link set eth0 up
+ip addr add "10.50.0.$n/24" dev eth0
+row info both 0 vcpus "$(nproc)"
+row info both 0 lat_iters "$LAT_ITERS"
+
+for s in $STACKS; do
+	bind "$s"
+	arrive "$s.bound"
+	check "peer bound its $s device" await "$s.bound" 120
+	check "peer reachable over IP" wait_for 30 ping -c1 -W1 "10.50.0.$m"
+	if part bw; then
+		for tool in ib_write_bw ib_read_bw ib_send_bw; do
+			for size in ${SIZES//,/ }; do
+				perf "$s" "$tool" "$size" "$TMO" 1 "$tool" \
+					-s "$size" -n "$(iters "$size" "$BYTES")"
+			done
+		done
+	fi
+	if part lat; then
+		for tool in ib_write_lat ib_send_lat; do
+			perf "$s" "$tool" 2 "$TMO" 2 "$tool" -s 2 -n "$LAT_ITERS"
+		done
+	fi
+	if part loss; then
+		for pct in ${LOSS//,/ }; do
+			netem "$pct" "$s"
+			perf "$s" loss "$pct" "$LOSS_TMO" 1 ib_write_bw \
+				-s 65536 -n "$(iters 65536 "$LOSS_BYTES")"
+		done
+		netem 0 "$s-end"
+	fi
+	# One path, one shaped link: the baseline the fabric's plane scaling is
+# compared with. Both hosts shape their egress to SHAPE Mbit/s (tbf, 100
+# ms of queue, as a fabric plane); rxe has one path, MetaRoCE sprays its
+# paths over this one link.
+if part shaped; then
+	shape "$SHAPE" "$s"
+	perf "$s" shaped "$SHAPE" "$TMO" 1 ib_write_bw -s 65536 \
+		-n "$(awk -v r="$SHAPE" -v t="$SHAPE_SECS" 'BEGIN { n = int(r * 1e6 * t / 8 / 65536); print (n < 10 ? 10 : n) }')"
+	netem 0 "$s-shaped-end"
+fi
+if part qps; then
+		for q in ${QPS//,/ }; do
+			perf "$s" qps "$q" "$TMO" 1 ib_write_bw -s 65536 -q "$q" -u "$QP_TIMEOUT" \
+				-n "$(awk -v n="$(iters 65536 "$BYTES" "$q")" 'BEGIN { print (n < 10 ? 10 : n) }')"
+		done
+	fi
+	arrive "$s.end"
+	check "peer finished with $s" await "$s.end" 900
+	check "rdma link delete ${s}0" rdma link delete "${s}0"
+done
+
+check "kernel log has no warnings" dmesg_clean
+dmesg >"$OUT/dmesg.txt"
+tap_summary
