@@ -117,8 +117,18 @@ static void metaroce_uninit_device(struct verbs_device *verbs_device)
 	free(dev);
 }
 
+/*
+ * Matching is by hca_type (metaroce_match_device), but the table must
+ * exist: libibverbs of Debian 12 walks it without a NULL check for every
+ * device with a known driver id (rxe, any real NIC), and would crash.
+ */
+static const struct verbs_match_ent metaroce_match_table[] = {
+	{},
+};
+
 static const struct verbs_device_ops metaroce_dev_ops = {
 	.name = "metaroce",
+	.match_table = metaroce_match_table,
 	.match_min_abi_version = METAROCE_UVERBS_ABI_VERSION,
 	.match_max_abi_version = METAROCE_UVERBS_ABI_VERSION,
 	.match_device = metaroce_match_device,
