@@ -36,6 +36,7 @@
 #include <rdma/metaroce-abi.h>
 
 #include "loopback.h"
+#include "ring_util.h"
 
 #define SLOT		4096		/* bytes of one receive WQE */
 #define NSLOT		256
@@ -47,48 +48,6 @@ static char *sbuf, *rbuf;		/* NSLOT send and receive slots */
 static struct ibv_mr *smr, *rmr;
 
 /* ---- the uverbs fd, the ring ---- */
-
-/* Point the uverbs fd at /dev/null: every command fails. The saved fd. */
-static int hide_cmd_fd(void)
-{
-	int saved = dup(ctx->cmd_fd), nul = open("/dev/null", O_RDONLY);
-
-	if (saved < 0 || nul < 0 || dup2(nul, ctx->cmd_fd) < 0)
-		return -1;
-	close(nul);
-	return saved;
-}
-
-static void restore_cmd_fd(int saved)
-{
-	dup2(saved, ctx->cmd_fd);
-	close(saved);
-}
-
-/* The mapped receive ring of num elements, or NULL. */
-static struct metaroce_queue_hdr *find_ring(uint32_t num)
-{
-	struct metaroce_queue_hdr *found = NULL;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		struct metaroce_queue_hdr *h;
-		unsigned long start;
-
-		if (!strstr(line, "/dev/infiniband/uverbs") ||
-		    sscanf(line, "%lx-", &start) != 1)
-			continue;
-		h = (struct metaroce_queue_hdr *)start;
-		if (h->elem_size == sizeof(struct metaroce_recv_wqe) &&
-		    h->num_elems == num)
-			found = h;
-	}
-	fclose(f);
-	return found;
-}
 
 static uint32_t ld(uint32_t *idx)
 {
@@ -325,7 +284,7 @@ static void case_rc(void)
 			ibv_destroy_srq(srq);
 		return;
 	}
-	h = find_ring(64);
+	h = find_ring(sizeof(struct metaroce_recv_wqe), 64);
 	check(h != NULL, "rc: the SRQ has a mapped ring of 64 receive WQEs");
 	ret = srq_post_nofd(srq, 0, 64);
 	check(ret == 0, "rc: ibv_post_srq_recv of 64 WRs without the uverbs fd (ret %d)",
@@ -457,7 +416,8 @@ static void case_resize(void)
 	ret = ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR);
 	ret = ret ?: ibv_query_srq(srq, &a);
 	check(!ret && a.max_wr >= 200, "resize: grown to %u", a.max_wr);
-	check(find_ring(256) && !find_ring(16),
+	check(find_ring(sizeof(struct metaroce_recv_wqe), 256) &&
+	      !find_ring(sizeof(struct metaroce_recv_wqe), 16),
 	      "resize: a ring of 256 mapped, the old one of 16 unmapped");
 	ret = srq_post_nofd(srq, 10, 200);
 	check(ret == 0, "resize: 200 more posted without the uverbs fd (ret %d)",
@@ -498,7 +458,7 @@ static void hostile_wqe(enum bad kind, enum ibv_wc_status want)
 			ibv_destroy_srq(srq);
 		return;
 	}
-	h = find_ring(128);
+	h = find_ring(sizeof(struct metaroce_recv_wqe), 128);
 	if (!h) {
 		check(0, "%s: found the SRQ ring", what);
 		goto out;
@@ -573,7 +533,7 @@ static void case_bogus_prod(void)
 			ibv_destroy_srq(srq);
 		return;
 	}
-	h = find_ring(128);
+	h = find_ring(sizeof(struct metaroce_recv_wqe), 128);
 	if (!h) {
 		check(0, "bogus prod: found the SRQ ring");
 		goto out;
@@ -616,7 +576,7 @@ static void case_ud_hostile(void)
 		s = mk_qp(cq, NULL, IBV_QPT_UD);
 		r = mk_qp(rcq, srq, IBV_QPT_UD);
 	}
-	h = find_ring(128);
+	h = find_ring(sizeof(struct metaroce_recv_wqe), 128);
 	if (!srq || !cq || !rcq || !s || !r || !h ||
 	    ud_pair_ready(s, r, 0x777, &ah)) {
 		check(0, "ud hostile: SRQ, ring, QPs and AH (%s)",

@@ -34,6 +34,7 @@
 #include <rdma/metaroce-abi.h>
 
 #include "loopback.h"
+#include "ring_util.h"
 
 #define QKEY		0x1111
 #define BATCH		32
@@ -44,51 +45,6 @@
 
 static char *sbuf, *rbuf;
 static struct ibv_mr *smr, *rmr;
-
-static int hide_cmd_fd(void)
-{
-	int saved = dup(ctx->cmd_fd), nul = open("/dev/null", O_RDONLY);
-
-	if (saved < 0 || nul < 0 || dup2(nul, ctx->cmd_fd) < 0)
-		return -1;
-	close(nul);
-	return saved;
-}
-
-static void restore_cmd_fd(int saved)
-{
-	dup2(saved, ctx->cmd_fd);
-	close(saved);
-}
-
-static struct metaroce_queue_hdr *find_ring(uint32_t elem_size, uint32_t num)
-{
-	struct metaroce_queue_hdr *found = NULL;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		struct metaroce_queue_hdr *h;
-		unsigned long start;
-
-		if (!strstr(line, "/dev/infiniband/uverbs") ||
-		    sscanf(line, "%lx-", &start) != 1)
-			continue;
-		h = (struct metaroce_queue_hdr *)start;
-		if (h->elem_size == elem_size && h->num_elems == num)
-			found = h;
-	}
-	fclose(f);
-	return found;
-}
-
-static void *ring_slot(struct metaroce_queue_hdr *h, uint32_t idx)
-{
-	return (char *)h + METAROCE_QUEUE_DATA_OFFSET +
-	       (size_t)(idx & (h->num_elems - 1)) * h->elem_size;
-}
 
 /* The send doorbell, as the provider rings it: a post with no WRs. */
 static int doorbell_send(struct ibv_qp *qp)
