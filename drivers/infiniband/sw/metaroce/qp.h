@@ -195,6 +195,7 @@ struct mroce_qp {
 	u32 rnr_retries;
 	u64 rnr_until_ns;
 	u32 pkts_since_ackreq;
+	bool pace_wait;			/* tx_work stopped for the pacer */
 	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
 	struct mroce_rtt rtt;
 

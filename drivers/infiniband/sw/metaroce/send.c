@@ -493,6 +493,7 @@ void mroce_tx_work(struct work_struct *work)
 	u32 psn, n;
 
 	spin_lock_bh(&qp->lock);
+	qp->pace_wait = false;
 	if (qp->state == IB_QPS_ERR) {
 		/* Answer what came before the failure, then say it failed. */
 		while (budget-- && mroce_emit_resp(qp))
@@ -523,9 +524,13 @@ void mroce_tx_work(struct work_struct *work)
 			qp->state == IB_QPS_RTS && qp->sq_tx != qp->sq_head;
 		if (qp->state != IB_QPS_RTR && mroce_tx_probe(qp, now, fresh))
 			continue;
-		if (rnr || (!qp->lost_count && !fresh) ||
-		    !mroce_paths_pace_ok(qp, now))
+		if (rnr || (!qp->lost_count && !fresh))
 			break;
+		if (!mroce_paths_pace_ok(qp, now)) {
+			/* path_timer wakes us at the pacer's time. */
+			qp->pace_wait = true;
+			break;
+		}
 		/* No path with window to spare: ACKs or path timers reopen. */
 		idx = mroce_paths_pick(qp, seg);
 		if (idx < 0)

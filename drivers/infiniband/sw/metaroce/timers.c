@@ -105,8 +105,11 @@ void mroce_paths_arm(struct mroce_qp *qp)
 		if (busy || mroce_path_outstanding(p))
 			when = min(when, mroce_path_next_event(p));
 	}
-	if (!mroce_pacer_may_send(&qp->pacer, now) &&
-	    (qp->lost_count || qp->sq_tx != qp->sq_head))
+	/*
+	 * Not "the pacer holds us now": by now it may not, and nothing
+	 * else would wake tx_work to send what it held back.
+	 */
+	if (qp->pace_wait)
 		when = min(when, mroce_pacer_next(&qp->pacer));
 	if (when == U64_MAX)
 		return;
@@ -165,7 +168,7 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 		}
 	}
 	if (mroce_paths_probe_due(qp, now) >= 0 || qp->lost_count ||
-	    (mroce_pacer_may_send(&qp->pacer, now) && qp->sq_tx != qp->sq_head))
+	    (qp->pace_wait && mroce_pacer_may_send(&qp->pacer, now)))
 		kick = true;
 	if (kick)
 		mroce_tx_kick(qp);
