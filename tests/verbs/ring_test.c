@@ -47,33 +47,6 @@
 static struct ibv_mr *mr;
 static char *buf;
 
-/* ---- finding the rings ---- */
-
-static void set_prod(struct metaroce_queue_hdr *h, uint32_t v)
-{
-	__atomic_store_n(&h->prod, v, __ATOMIC_RELEASE);
-}
-
-/* The doorbells, as the provider rings them: a post with no WRs. */
-static int doorbell_send(struct ibv_qp *qp)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} c = {};
-	struct ib_uverbs_post_send_resp resp = {};
-
-	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	c.hdr.in_words = sizeof(c) / 4;
-	c.hdr.out_words = sizeof(resp) / 4;
-	c.cmd.response = (uintptr_t)&resp;
-	c.cmd.qp_handle = qp->handle;
-	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
-		return errno;
-	return 0;
-}
-
 /* ---- QP pairs (A requests, B responds) ---- */
 
 struct pair {

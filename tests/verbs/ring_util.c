@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* Helpers of the ring tests: see ring_util.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "loopback.h"
 #include "ring_util.h"
@@ -52,4 +54,28 @@ void *ring_slot(struct metaroce_queue_hdr *h, uint32_t idx)
 {
 	return (char *)h + METAROCE_QUEUE_DATA_OFFSET +
 	       (size_t)(idx & (h->num_elems - 1)) * h->elem_size;
+}
+
+void set_prod(struct metaroce_queue_hdr *h, uint32_t v)
+{
+	__atomic_store_n(&h->prod, v, __ATOMIC_RELEASE);
+}
+
+int doorbell_send(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c = {};
+	struct ib_uverbs_post_send_resp resp = {};
+
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		return errno;
+	return 0;
 }

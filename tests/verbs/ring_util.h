@@ -23,4 +23,11 @@ struct metaroce_queue_hdr *find_ring(uint32_t elem_size, uint32_t num);
 /* Slot idx of a mapped queue. */
 void *ring_slot(struct metaroce_queue_hdr *h, uint32_t idx);
 
+/* Publish prod, as the provider does (release: after the WQEs). */
+void set_prod(struct metaroce_queue_hdr *h, uint32_t v);
+
+struct ibv_qp;
+/* The send doorbell, as the provider rings it: a post with no WRs. */
+int doorbell_send(struct ibv_qp *qp);
+
 #endif

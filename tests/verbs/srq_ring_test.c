@@ -63,7 +63,7 @@ static void ring_put(struct metaroce_queue_hdr *h,
 	memcpy((char *)h + METAROCE_QUEUE_DATA_OFFSET +
 	       (size_t)(prod & (h->num_elems - 1)) * h->elem_size, w,
 	       sizeof(*w));
-	__atomic_store_n(&h->prod, prod + 1, __ATOMIC_RELEASE);
+	set_prod(h, prod + 1);
 }
 
 /* ---- QPs ---- */
@@ -539,7 +539,7 @@ static void case_bogus_prod(void)
 		goto out;
 	}
 	srq_post_nofd(srq, 0, 4);
-	__atomic_store_n(&h->prod, h->prod + 100000, __ATOMIC_RELEASE);
+	set_prod(h, h->prod + 100000);
 	send_msg(c.a[0], 0, 0, 64);
 	check(async_wait(IBV_EVENT_SRQ_ERR, srq, WAIT_MS),
 	      "bogus prod: IBV_EVENT_SRQ_ERR");
@@ -548,7 +548,7 @@ static void case_bogus_prod(void)
 	      "bogus prod: the sender runs out of RNR retries (%s)", st(s));
 	check(cq_quiet(c.rcq, 50, "receiver"),
 	      "bogus prod: nothing received from the broken SRQ");
-	__atomic_store_n(&h->prod, 5, __ATOMIC_RELEASE);
+	set_prod(h, 5);
 	send_msg(c.a[1], 1, 1, 64);
 	s = wait_wc(c.scq, &wc, 4 * WAIT_MS);
 	check(s == IBV_WC_RNR_RETRY_EXC_ERR && cq_quiet(c.rcq, 50, "receiver"),

@@ -46,26 +46,6 @@
 static char *sbuf, *rbuf;
 static struct ibv_mr *smr, *rmr;
 
-/* The send doorbell, as the provider rings it: a post with no WRs. */
-static int doorbell_send(struct ibv_qp *qp)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} c = {};
-	struct ib_uverbs_post_send_resp resp = {};
-
-	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	c.hdr.in_words = sizeof(c) / 4;
-	c.hdr.out_words = sizeof(resp) / 4;
-	c.cmd.response = (uintptr_t)&resp;
-	c.cmd.qp_handle = qp->handle;
-	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
-		return errno;
-	return 0;
-}
-
 struct ud {
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *s, *r;
@@ -282,7 +262,7 @@ static int raw_bad_send(struct ud *u, enum bad kind, const char *what)
 	w->ah_num = kind == BAD_AH_NUM ? 0x7ffffff0 : num;
 	w->remote_qpn = u->r->qp_num;
 	w->remote_qkey = QKEY;
-	__atomic_store_n(&h->prod, h->prod + 1, __ATOMIC_RELEASE);
+	set_prod(h, h->prod + 1);
 	if (kind != BAD_AH_GONE)
 		ibv_destroy_ah(ah2);
 	return doorbell_send(u->s);
@@ -362,7 +342,7 @@ static void hostile_recv(void)
 	memset(w, 0, sizeof(*w));
 	w->wr_id = 0xbadf;
 	w->num_sge = 1000;
-	__atomic_store_n(&h->prod, h->prod + 1, __ATOMIC_RELEASE);
+	set_prod(h, h->prod + 1);
 	fill_wr(&u, &wr, &sge, 1, 64);
 	ibv_post_send(u.s, &wr, &bad);
 	s = wait_wc(u.rcq, &wc, WAIT_MS);
