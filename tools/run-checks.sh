@@ -35,7 +35,9 @@ count_tap() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	echo "$name: $p passed, $f failed"
-	grep '^not ok ' "$file" | sed 's/^/    /'
+	# Each failure with the diagnostics (# lines) the test put after it.
+	awk '/^not ok /{d=1; print; next} /^#/{if (d) print; next} {d=0}' \
+		"$file" | sed 's/^/    /'
 }
 
 finish() {

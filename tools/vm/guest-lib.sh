@@ -11,7 +11,14 @@ _tap_n=0
 : >"$TAP"
 
 ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*" | tee -a "$TAP"; }
-fail() { _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $*" | tee -a "$TAP"; }
+# A failing check may leave diagnostics in $_tap_diag: they follow its line.
+_tap_diag=$OUT/.tap-diag
+fail() {
+	_tap_n=$((_tap_n + 1))
+	echo "not ok $_tap_n - $*" | tee -a "$TAP"
+	[ -s "$_tap_diag" ] && sed 's/^/# /' "$_tap_diag" >>"$TAP"
+	rm -f "$_tap_diag"
+}
 
 # check DESC CMD...: one TAP line from a command's exit status.
 check() {
@@ -240,8 +247,16 @@ kmemleak_clean() {
 }
 
 # Succeeds when the kernel log shows no warning, oops or refcount trouble.
+# dmesg_clean: no kernel warning in the log. What matched, with the lines
+# after it, follows the TAP line as diagnostics, so that a CI log shows
+# why without the guest's files.
 dmesg_clean() {
-	! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called"
+	local bad
+	bad=$(dmesg | grep -E -A6 "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called")
+	[ -z "$bad" ] && return 0
+	echo "$bad"
+	echo "$bad" | head -40 >"$_tap_diag"
+	return 1
 }
 
 # tap_finish: the closing checks every test makes (no leak, a clean
