@@ -10,6 +10,7 @@
 #include <linux/inetdevice.h>
 #include <linux/skbuff.h>
 #include <net/addrconf.h>
+#include <net/dst_cache.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/net_namespace.h>
@@ -124,11 +125,58 @@ struct sk_buff *mroce_alloc_skb(struct mroce_dev *mdev, unsigned int len)
 }
 
 /*
- * Encapsulate the MetaRoCE packet in skb in UDP towards av's destination
- * and send it, ECN-capable, from UDP source port @port. Consumes skb.
+ * The route of one flow: from @cache when it holds a valid one (a route
+ * change makes the kernel's check fail it), else from the FIB, then kept.
+ * A peer on this host is reached through lo, not the bound netdev.
  */
-int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
-		  u16 port, struct sk_buff *skb)
+static struct rtable *mroce_route4(struct net *net, struct flowi4 *fl4,
+				   struct dst_cache *cache)
+{
+	struct rtable *rt;
+
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &fl4->saddr);
+		if (rt)
+			return rt;
+	}
+	if (inet_addr_type(net, fl4->daddr) == RTN_LOCAL)
+		fl4->flowi4_oif = 0;
+	rt = ip_route_output_key(net, fl4);
+	if (!IS_ERR(rt) && cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl4->saddr);
+	return rt;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct dst_entry *mroce_route6(struct net *net, struct sock *sk,
+				      struct flowi6 *fl6,
+				      struct dst_cache *cache)
+{
+	struct dst_entry *dst;
+
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, &fl6->saddr);
+		if (dst)
+			return dst;
+	}
+	if (ipv6_chk_addr(net, &fl6->daddr, NULL, 0))
+		fl6->flowi6_oif = 0;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, fl6, NULL);
+	if (!IS_ERR(dst) && cache)
+		dst_cache_set_ip6(cache, dst, &fl6->saddr);
+	return dst;
+}
+#endif
+
+/*
+ * Encapsulate the MetaRoCE packet in skb in UDP towards av's destination
+ * and send it, ECN-capable, from UDP source port @port. @cache, if not
+ * NULL, keeps the route of this (addresses, port) flow between packets.
+ * Consumes skb.
+ */
+static int mroce_xmit_flow(struct mroce_dev *mdev, const struct mroce_av *av,
+			   u16 port, struct sk_buff *skb,
+			   struct dst_cache *cache)
 {
 	struct mroce_udp *udp = READ_ONCE(mdev->udp);
 	struct net *net = dev_net(mdev->ndev);
@@ -147,12 +195,8 @@ int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
 			.fl4_sport = sport,
 			.fl4_dport = dport,
 		};
-		struct rtable *rt;
+		struct rtable *rt = mroce_route4(net, &fl4, cache);
 
-		/* Local peers are reached through lo, not the bound netdev. */
-		if (inet_addr_type(net, fl4.daddr) == RTN_LOCAL)
-			fl4.flowi4_oif = 0;
-		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			goto drop;
 		udp_tunnel_xmit_skb(rt, udp->sock->sk, skb, fl4.saddr,
@@ -170,12 +214,9 @@ int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
 			.fl6_sport = sport,
 			.fl6_dport = dport,
 		};
-		struct dst_entry *dst;
+		struct dst_entry *dst = mroce_route6(net, udp->sock->sk, &fl6,
+						     cache);
 
-		if (ipv6_chk_addr(net, &fl6.daddr, NULL, 0))
-			fl6.flowi6_oif = 0;
-		dst = ipv6_stub->ipv6_dst_lookup_flow(net, udp->sock->sk, &fl6,
-						      NULL);
 		if (IS_ERR(dst))
 			goto drop;
 		udp_tunnel6_xmit_skb(dst, udp->sock->sk, skb, dst->dev,
@@ -189,7 +230,19 @@ drop:
 	return -EHOSTUNREACH;
 }
 
-/* Send skb to the QP's peer from UDP source port sport. Consumes skb. */
+/* A datagram to av from UDP source port @port. Consumes skb. */
+int mroce_xmit_av(struct mroce_dev *mdev, const struct mroce_av *av,
+		  u16 port, struct sk_buff *skb)
+{
+	return mroce_xmit_flow(mdev, av, port, skb, NULL);
+}
+
+/*
+ * Send skb to the QP's peer from UDP source port sport. Consumes skb. A
+ * connection sends from its paths' ports only, so each path keeps its
+ * route: two FIB lookups per packet were a visible share of the cost.
+ * The cache is per CPU and not for concurrent use on one CPU: BHs off.
+ */
 int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb, u16 sport)
 {
 	struct mroce_av av = {
@@ -199,8 +252,13 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb, u16 sport)
 		.tclass = qp->tclass,
 		.hop_limit = qp->hop_limit,
 	};
+	int ret;
 
-	return mroce_xmit_av(qp->mdev, &av, sport, skb);
+	local_bh_disable();
+	ret = mroce_xmit_flow(qp->mdev, &av, sport, skb,
+			      mroce_paths_dst(qp, sport));
+	local_bh_enable();
+	return ret;
 }
 
 /* Join the namespace's socket, creating it for the first device. */

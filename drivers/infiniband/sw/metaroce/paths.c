@@ -9,6 +9,7 @@
  */
 
 #include <linux/ktime.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include "qp.h"
@@ -31,6 +32,12 @@ static u32 mroce_paths_seg(struct mroce_qp *qp)
 /* Once the QP is off the lookup table and its timers are stopped. */
 void mroce_paths_destroy(struct mroce_qp *qp)
 {
+	unsigned int i;
+
+	for (i = 0; qp->path_dst && i < qp->npaths; i++)
+		dst_cache_destroy(&qp->path_dst[i]);
+	kfree(qp->path_dst);
+	qp->path_dst = NULL;
 	kfree(qp->paths);
 	kfree(qp->path_sport);
 	qp->paths = NULL;
@@ -45,14 +52,18 @@ int mroce_paths_create(struct mroce_qp *qp)
 
 	qp->paths = kcalloc(n, sizeof(*qp->paths), GFP_KERNEL);
 	qp->path_sport = kcalloc(n, sizeof(*qp->path_sport), GFP_KERNEL);
-	if (!qp->paths || !qp->path_sport) {
-		mroce_paths_destroy(qp);
-		return -ENOMEM;
-	}
-	qp->npaths = n;
+	qp->path_dst = kcalloc(n, sizeof(*qp->path_dst), GFP_KERNEL);
+	if (!qp->paths || !qp->path_sport || !qp->path_dst)
+		goto nomem;
+	for (qp->npaths = 0; qp->npaths < n; qp->npaths++)
+		if (dst_cache_init(&qp->path_dst[qp->npaths], GFP_KERNEL))
+			goto nomem;
 	hrtimer_init(&qp->path_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	qp->path_timer.function = mroce_path_timer_fire;
 	return 0;
+nomem:
+	mroce_paths_destroy(qp);
+	return -ENOMEM;
 }
 
 /*
@@ -71,6 +82,8 @@ void mroce_paths_start(struct mroce_qp *qp)
 				qp->npaths);
 		qp->path_sport[i] = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN |
 				    ((base + i) & 0x3fff);
+		/* The addresses are new: nothing sends on the QP yet. */
+		dst_cache_reset_now(&qp->path_dst[i]);
 	}
 	qp->resp_path = 0;
 	memset(qp->rx_ce, 0, sizeof(qp->rx_ce));
@@ -203,6 +216,18 @@ bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes)
 
 	mroce_pacer_on_send(&p, now, bytes);
 	return !mroce_pacer_may_send(&p, now);
+}
+
+/* The route cache of the path sending from UDP port sport, if one does. */
+struct dst_cache *mroce_paths_dst(struct mroce_qp *qp, u16 sport)
+{
+	u16 i;
+
+	if (!qp->npaths)
+		return NULL;
+	i = (sport - qp->path_sport[0]) & 0x3fff;
+	return i < qp->npaths && qp->path_sport[i] == sport ?
+	       &qp->path_dst[i] : NULL;
 }
 
 /* Read responses rotate over the paths we are not avoiding ourselves. */

@@ -24,6 +24,8 @@
 #include "proto/sack.h"
 #include "proto/path.h"
 
+struct dst_cache;
+
 #define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
@@ -160,6 +162,7 @@ struct mroce_qp {
 	u16 resp_path;			/* rotation for read responses */
 	struct mroce_path *paths;
 	u16 *path_sport;		/* UDP source port of each path */
+	struct dst_cache *path_dst;	/* each path's route (net.c) */
 	struct hrtimer path_timer;	/* path RTOs, probes and pacing */
 	bool dying;			/* destroy started: do not arm timers */
 	struct mroce_pacer pacer;
@@ -309,6 +312,7 @@ bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);
 bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes);
 u16 mroce_paths_resp_sport(struct mroce_qp *qp);
 u16 mroce_paths_ack_sport(struct mroce_qp *qp, u16 path_id);
+struct dst_cache *mroce_paths_dst(struct mroce_qp *qp, u16 sport);
 int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp);
 
 /* recv.c */
