@@ -29,35 +29,10 @@
 #define MROCE_RATE_IDLE_INTERVALS	5
 
 struct mroce_rate {
-	spinlock_t lock;		/* rh; taken in softirq under qp->lock */
+	spinlock_t lock;		/* rh, interval_ns; softirq, under qp->lock */
 	struct mroce_rh rh;
+	u64 interval_ns;		/* depends on active and capacity only */
 };
-
-int mroce_rate_init(struct mroce_dev *mdev)
-{
-	mdev->rate = kzalloc(sizeof(*mdev->rate), GFP_KERNEL);
-	if (!mdev->rate)
-		return -ENOMEM;
-	spin_lock_init(&mdev->rate->lock);
-	mroce_rh_init(&mdev->rate->rh, 0, ktime_get_ns());
-	mdev->rate->rh.idle_ns = MROCE_RATE_IDLE_INTERVALS *
-				 MROCE_RATE_INTERVAL_MIN_NS;
-	return 0;
-}
-
-void mroce_rate_free(struct mroce_dev *mdev)
-{
-	kfree(mdev->rate);
-	mdev->rate = NULL;
-}
-
-void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps)
-{
-	spin_lock_bh(&mdev->rate->lock);
-	mroce_rh_set_capacity(&mdev->rate->rh, mbps);
-	spin_unlock_bh(&mdev->rate->lock);
-	WRITE_ONCE(mdev->rate_capacity_mbps, mbps);
-}
 
 static u64 mroce_rate_interval(const struct mroce_rh *rh)
 {
@@ -71,22 +46,59 @@ static u64 mroce_rate_interval(const struct mroce_rh *rh)
 		       MROCE_RATE_INTERVAL_MAX_NS);
 }
 
+/*
+ * The interval moves only when the number of active senders or the
+ * capacity does: recompute it then, not per packet (a 64-bit division).
+ */
+static void mroce_rate_refresh(struct mroce_rate *r)
+{
+	r->interval_ns = mroce_rate_interval(&r->rh);
+	r->rh.idle_ns = MROCE_RATE_IDLE_INTERVALS * r->interval_ns;
+}
+
+int mroce_rate_init(struct mroce_dev *mdev)
+{
+	mdev->rate = kzalloc(sizeof(*mdev->rate), GFP_KERNEL);
+	if (!mdev->rate)
+		return -ENOMEM;
+	spin_lock_init(&mdev->rate->lock);
+	mroce_rh_init(&mdev->rate->rh, 0, ktime_get_ns());
+	mroce_rate_refresh(mdev->rate);
+	return 0;
+}
+
+void mroce_rate_free(struct mroce_dev *mdev)
+{
+	kfree(mdev->rate);
+	mdev->rate = NULL;
+}
+
+void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps)
+{
+	spin_lock_bh(&mdev->rate->lock);
+	mroce_rh_set_capacity(&mdev->rate->rh, mbps);
+	mroce_rate_refresh(mdev->rate);
+	spin_unlock_bh(&mdev->rate->lock);
+	WRITE_ONCE(mdev->rate_capacity_mbps, mbps);
+}
+
 /* A data packet of bytes (UDP payload) arrived for receiving QP qpn. */
 void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
 {
 	struct mroce_rate *r = mdev->rate;
-	u64 now, interval;
+	u64 now;
 
 	if (!READ_ONCE(mdev->rate_capacity_mbps))
 		return;
 	now = ktime_get_ns();
 	spin_lock(&r->lock);
-	interval = mroce_rate_interval(&r->rh);
-	r->rh.idle_ns = MROCE_RATE_IDLE_INTERVALS * interval;
 	/* A join recomputes the share itself; otherwise once an interval. */
-	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) != 1 &&
-	    now - r->rh.last_update_ns >= interval)
+	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) == 1) {
+		mroce_rate_refresh(r);
+	} else if (now - r->rh.last_update_ns >= r->interval_ns) {
 		mroce_rh_update(&r->rh, now);
+		mroce_rate_refresh(r);	/* idle senders may have left */
+	}
 	spin_unlock(&r->lock);
 }
 
@@ -108,5 +120,6 @@ void mroce_rate_leave(struct mroce_dev *mdev, u32 qpn)
 {
 	spin_lock_bh(&mdev->rate->lock);
 	mroce_rh_leave(&mdev->rate->rh, qpn);
+	mroce_rate_refresh(mdev->rate);
 	spin_unlock_bh(&mdev->rate->lock);
 }
