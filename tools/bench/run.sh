@@ -32,12 +32,8 @@ if want pair || want fabric || want profile; then
 	make -s KDIR="$kdir" modules >/dev/null && make -s provider >/dev/null &&
 		cc -O2 -Wall -o build/bench/tsc-mhz tools/bench/tsc-mhz.c ||
 		{ echo "bench: build failed" >&2; exit 1; }
-	# Under TCG the guest's TSC is the host's, but the test kernel cannot
-	# calibrate it (no PIT/HPET reference) and falls back to jiffies as
-	# its clocksource, which loses ticks when the vCPU is starved: guest
-	# time ran 20-40% slow here, inflating every rate. Tell it the rate.
-	khz=$(build/bench/tsc-mhz | awk '{ printf "%d", $1 * 1000 }')
-	envs=(-e REPO="$repo" -e KDIR="$kdir" -e tsc_early_khz="$khz" -e tsc=reliable)
+	# run-vm.sh boots the guests with the host's TSC rate (tsc_early_khz).
+	envs=(-e REPO="$repo" -e KDIR="$kdir")
 	while IFS='=' read -r k v; do
 		case $k in BENCH_OUT | BENCH_ONLY | BENCH_*_TIMEOUT) continue ;; esac
 		[[ "$v" == *[[:space:]]* ]] && { echo "bench: $k: no spaces (use commas)" >&2; exit 2; }
