@@ -163,10 +163,8 @@ check "restored plane back in use (>= 10% of the others' mean)" \
 	awk -v l="$after" 'BEGIN { split(l, b, " "); m = (b[1] + b[3] + b[4]) / 3; exit !(b[2] >= 0.1 * m && m > 100000) }'
 
 # --- incast: 4 senders, one receiver behind a marking bottleneck ---------
-# Off in make check (MP_INCAST=1 runs it): senders used to stall when the
-# VM was starved of CPU (a lost pacer wake-up, now fixed); the fix has had
-# 7 clean rounds, too few yet to trust this section in every CI run.
-if [ "${MP_INCAST:-0}" = 1 ]; then
+# MP_INCAST=0 skips it.
+if [ "${MP_INCAST:-1}" = 1 ]; then
 BOTTLE=${MP_BOTTLENECK:-16}
 check "fabric up: 5 hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 	fabric 5 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
@@ -174,49 +172,60 @@ check "fabric up: 5 hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
 check "rate_capacity_mbps is set" grep -qx $((BOTTLE * 8 / 10)) \
 	/sys/class/infiniband/mroce1/rate_capacity_mbps
-# sample_marks DEV: "seconds CE-marked-packets received-packets" of DEV
-# every 0.25 s, from sysfs by one shell (no process per sample).
-sample_marks() {
-	local d=/sys/class/infiniband/$1/ports/1/hw_counters ce rx
+# sample_incast: every 0.25 s, "seconds CE-marked-packets received-packets"
+# of the receiver (mroce1) then the bytes each sender (mroce2-5) sent, all
+# read by one shell in one go: the senders busy-poll the only vCPU, and a
+# snapshot taken by several processes would span seconds.
+sample_incast() {
+	local c=ports/1/hw_counters ce rx t2 t3 t4 t5
 	exec 3<> <(:)
-	while read -r ce <"$d/ecn_ce_received" && read -r rx <"$d/rx_packets"; do
-		echo "$EPOCHREALTIME $ce $rx"
+	cd /sys/class/infiniband || return
+	while read -r ce <mroce1/$c/ecn_ce_received &&
+		read -r rx <mroce1/$c/rx_packets &&
+		read -r t2 <mroce2/$c/tx_bytes && read -r t3 <mroce3/$c/tx_bytes &&
+		read -r t4 <mroce4/$c/tx_bytes && read -r t5 <mroce5/$c/tx_bytes; do
+		echo "$EPOCHREALTIME $ce $rx $t2 $t3 $t4 $t5"
 		read -r -t 0.25 -u 3 || :
 	done
 }
-sample_marks mroce1 >"$OUT/incast.marks" &
-marks_job=$!
+sample_incast >"$OUT/incast.samples" &
+sampler=$!
 pids=()
 for i in 2 3 4 5; do
 	write_bw "incast$i" "h$i" h1 150 $((18515 + i)) >"$OUT/incast$i.gp" &
 	pids+=($!)
 done
-sleep 8
-snap() { for i in 2 3 4 5; do ip netns exec "l$i" cat /sys/class/net/host/statistics/rx_bytes; done; }
-rdma statistic show link mroce1/1 >>"$FIG"
-a=($(snap)); m0=$(counter mroce1 ecn_ce_received); p0=$(counter mroce1 rx_packets)
-t0=$(date +%s.%N)
-sleep 4
-b=($(snap)); m1=$(counter mroce1 ecn_ce_received); p1=$(counter mroce1 rx_packets)
-t1=$(date +%s.%N)
-rdma statistic show link mroce1/1 >>"$FIG"
 ok_all=1
 for p in "${pids[@]}"; do wait "$p" || ok_all=0; done
-kill $marks_job 2>/dev/null
-wait $marks_job 2>/dev/null
-rates=""
-for k in 0 1 2 3; do
-	rates="$rates $(awk -v d=$((b[k] - a[k])) -v t="$(echo "$t1 - $t0" | bc)" 'BEGIN { printf "%.2f", d * 8 / t / 1e6 }')"
-done
-jain=$(echo "$rates" | awk '{ for (i = 1; i <= NF; i++) { s += $i; q += $i * $i } printf "%.3f", s * s / (NF * q) }')
-fig "incast: sender rates (Mbit/s)$rates, Jain $jain, CE marks $((m1 - m0)) of $((p1 - p0)) packets in the window"
+kill $sampler 2>/dev/null
+wait $sampler 2>/dev/null
+rdma statistic show link mroce1/1 >>"$FIG"
 check "incast: all 4 transfers complete" test $ok_all = 1
+# The window: from 1 s after the first data (the hints need an interval
+# or two to measure every sender) until the first sender is done, so all
+# four compete throughout. Rates are what each sender put on the wire.
+awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3; for (k = 0; k < 4; k++) x[k, NR] = $(4 + k) }
+	END {
+		for (i = 1; i < NR && r[i] - r[1] < 100; i++) ;
+		t0 = t[i]
+		for (s = i; s < NR && t[s] - t0 < 1; s++) ;
+		e = NR
+		for (k = 0; k < 4; k++) {
+			for (j = s; j < NR && x[k, j] < x[k, NR]; j++) ;
+			if (j < e) e = j
+		}
+		if (e <= s || t[e] - t[s] < 2) { print "0 0 0 0 0 100 0 0"; exit }
+		for (k = 0; k < 4; k++) {
+			v = (x[k, e] - x[k, s]) * 8 / (t[e] - t[s]) / 1e6
+			printf "%.2f ", v; sum += v; sq += v * v
+		}
+		printf "%.3f %.2f %.1f %d\n", sum * sum / (4 * sq),
+		       (c[e] - c[s]) * 100 / (r[e] - r[s] + 1), t[e] - t[s], r[e] - r[s]
+	}' "$OUT/incast.samples" >"$OUT/incast.window"
+read -r r2 r3 r4 r5 jain wmarks wsecs wpkts <"$OUT/incast.window"
+fig "incast: sender rates (Mbit/s) $r2 $r3 $r4 $r5, Jain $jain, ${wmarks}% of $wpkts packets CE-marked, over ${wsecs} s from 1 s after the first data to the first sender's end"
 check "incast: fair shares (Jain's index >= 0.9)" ge "$jain" 0.9
-# Under TCG the senders' timers fire in bursts and the hints move with
-# noisy rate measurements, so marks do not stop entirely: measured 1.3%
-# and 5.8% of packets once settled (39% before the hints were paced).
-check "incast: marks fall to under 1% of packets once hints applied" \
-	test $((100 * (m1 - m0))) -lt $((p1 - p0))
+check "incast: marks under 1% of packets while all four send" ge 1 "$wmarks"
 # Marks over time, per 0.5 s: the first window after the first data
 # with marks on under 1% of its packets ("settled"), and the share of
 # packets marked from then on. Under TCG the bottleneck's own timers run
@@ -235,7 +244,7 @@ awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3 }
 		}
 		if (settle < 0) { print "-1 100"; exit }
 		printf "%.1f %.2f\n", settle, (c[NR] - c0) * 100 / (r[NR] - r0 + 1)
-	}' "$OUT/incast.marks" 2>"$OUT/incast.timeline" >"$OUT/incast.settle"
+	}' "$OUT/incast.samples" 2>"$OUT/incast.timeline" >"$OUT/incast.settle"
 read -r settle after <"$OUT/incast.settle"
 fig "incast: marks under 1% of a 0.5 s window ${settle} s after the first data; ${after}% of packets marked from then on (timeline: s marks packets)"
 tr '\n' ';' <"$OUT/incast.timeline" >>"$FIG"; echo >>"$FIG"
