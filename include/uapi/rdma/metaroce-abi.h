@@ -157,7 +157,7 @@ struct metaroce_sge {
 struct metaroce_bind_mw {
 	__aligned_u64 addr;	/* window start, an address of the MR */
 	__aligned_u64 length;	/* bytes; 0 unbinds a type 1 window */
-	__u32 mw_rkey;		/* the window's rkey now */
+	__u32 mw_rkey;		/* names the window (its index counts) */
 	__u32 rkey;		/* its rkey once bound: same index, new key byte */
 	__u32 mr_lkey;		/* the MR, registered with IB_ACCESS_MW_BIND */
 	__u32 access;		/* IB_ACCESS_REMOTE_* and IB_ZERO_BASED */

@@ -245,10 +245,14 @@ int mroce_mw_bind(struct mroce_qp *qp, struct mroce_swqe *wqe)
 		}
 	}
 
+	/*
+	 * Only the index of mw_rkey names the window: the application keeps
+	 * a type 2 window's current key itself (the verbs do not update
+	 * ibv_mw.rkey for it), and the PD check above keeps it to its own.
+	 */
 	spin_lock_irqsave(&mw->lock, flags);
-	if (mw->rkey != wqe->bind.mw_rkey ||
-	    (mw->ibmw.type == IB_MW_TYPE_2 && mw->bound)) {
-		/* stale key; a bound type 2 is invalidated first (o10-37.2.30) */
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->bound) {
+		/* a bound type 2 is invalidated first (o10-37.2.30) */
 		err = -EINVAL;
 	} else {
 		old = mroce_mw_unbind(mw);

@@ -53,7 +53,7 @@ struct mroce_swqe {
 	struct {			/* IB_WR_BIND_MW (mw.c) */
 		u64 addr;
 		u64 length;
-		u32 mw_rkey;		/* the window's rkey now */
+		u32 mw_rkey;		/* names the window by its index */
 		u32 rkey;		/* and once bound: new key byte */
 		u32 mr_lkey;
 		int access;
