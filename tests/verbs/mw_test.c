@@ -17,7 +17,7 @@
  * Cases: type 1 and type 2 bind, Write, Read and atomics inside and
  * outside the window and without the right; rebinding a type 1 window
  * moves it and retires the old rkey; zero-based type 2 windows; a type 2
- * window used from another QP; LOCAL_INV and SEND_WITH_INV of a type 2
+ * window used from another QP; ibv_wr_bind_mw; LOCAL_INV and SEND_WITH_INV of a type 2
  * window, and LOCAL_INV of a type 1 one (an error); bind errors (MR
  * without MW_BIND, range outside the MR, writable window on a read-only
  * MR, rebinding a bound type 2) give IBV_WC_MW_BIND_ERR and the QP in the
@@ -75,15 +75,23 @@ static void pair_free(struct pair *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static struct ibv_qp *mk_qp(struct ibv_cq *cq)
+/* B binds through ibv_post_send and through ibv_wr_bind_mw. */
+static struct ibv_qp *mk_qp(struct ibv_cq *cq, bool ex)
 {
-	struct ibv_qp_init_attr ia = {
+	struct ibv_qp_init_attr_ex ia = {
 		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 32, .max_recv_wr = 32,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
 	};
 
-	return ibv_create_qp(pd, &ia);
+	if (ex) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				    IBV_QP_EX_WITH_BIND_MW;
+	}
+	return ibv_create_qp_ex(ctx, &ia);
 }
 
 static bool pair_new(struct pair *q)
@@ -93,8 +101,8 @@ static bool pair_new(struct pair *q)
 	memset(q, 0, sizeof(*q));
 	q->cqa = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	q->cqb = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	q->a = q->cqa ? mk_qp(q->cqa) : NULL;
-	q->b = q->cqb ? mk_qp(q->cqb) : NULL;
+	q->a = q->cqa ? mk_qp(q->cqa, false) : NULL;
+	q->b = q->cqb ? mk_qp(q->cqb, true) : NULL;
 	if (!q->a || !q->b ||
 	    rc_connect(q->a, q->b->qp_num, 0x100, 0x200, &ra) ||
 	    rc_connect(q->b, q->a->qp_num, 0x200, 0x100, &ra)) {
@@ -234,6 +242,35 @@ static int bind1(struct ibv_mw *mw, struct ibv_mr *mr, uint64_t addr,
 	if (err != IBV_WC_SUCCESS)
 		mw->rkey = old;		/* the verbs leave that to us */
 	else if (wc.opcode != IBV_WC_BIND_MW)
+		note("bind completion opcode %d", wc.opcode);
+	return err;
+}
+
+/* A type 2 bind on B through the extended post API. */
+static int wr_bind(struct ibv_mw *mw, uint32_t rkey, struct ibv_mr *mr,
+		   uint64_t addr, uint64_t len, int access)
+{
+	struct ibv_mw_bind_info bi = { .mr = mr, .addr = addr, .length = len,
+				       .mw_access_flags = access };
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(p.b);
+	struct ibv_wc wc;
+	int err;
+
+	if (!x) {
+		note("B has no ibv_qp_ex");
+		return -1;
+	}
+	ibv_wr_start(x);
+	x->wr_id = 9;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, mw, rkey, &bi);
+	err = ibv_wr_complete(x);
+	if (err) {
+		note("ibv_wr_complete: %s", strerror(err));
+		return -1;
+	}
+	err = wait_wc(p.cqb, &wc, WAIT_MS);
+	if (err == IBV_WC_SUCCESS && wc.opcode != IBV_WC_BIND_MW)
 		note("bind completion opcode %d", wc.opcode);
 	return err;
 }
@@ -439,6 +476,11 @@ static void case_type2(void)
 	      st(s));
 	fresh();
 
+	/* The zero-based binding is on the old B: LOCAL_INV from this one. */
+	s = local_inv(p.b, p.cqb, key);
+	check(s == IBV_WC_SUCCESS, "LOCAL_INV of the zero-based window: %s",
+	      st(s));
+
 	/* SEND_WITH_INV from A invalidates the window bound on B. */
 	key = ibv_inc_rkey(key);
 	s = bind2(p.b, p.cqb, mw, key, tgt_mr, T(PG), WIN, RW);
@@ -470,10 +512,14 @@ static void case_type2(void)
 	      st(s));
 	fresh();
 
-	/* Bound, then deallocated. */
+	/* Bound (ibv_wr_bind_mw), used, then deallocated. */
 	key = ibv_inc_rkey(key);
-	s = bind2(p.b, p.cqb, mw, key, tgt_mr, T(PG), WIN, RW);
-	check(s == IBV_WC_SUCCESS, "bind type 2 once more: %s", st(s));
+	s = wr_bind(mw, key, tgt_mr, T(3 * PG), WIN, RW);
+	check(s == IBV_WC_SUCCESS, "ibv_wr_bind_mw type 2 at page 3: %s",
+	      st(s));
+	s = write_at(key, T(3 * PG) + 200, 3 * PG + 200, 300, 14);
+	check(s == IBV_WC_SUCCESS && tgt_as_expected(),
+	      "write through the ibv_wr_bind_mw window: %s", st(s));
 	check(ibv_dealloc_mw(mw) == 0, "dealloc a bound type 2 MW");
 	s = write_at(key, T(PG), PG, 8, 13);
 	check(s == IBV_WC_REM_ACCESS_ERR && tgt_as_expected(),
@@ -511,6 +557,12 @@ static void case_bind_errors(void)
 		goto out;
 	bind_err(mw, nobind, (uintptr_t)buf, 64, IBV_ACCESS_REMOTE_READ,
 		 "to an MR without MW_BIND");
+	s = wr_bind(mw, ibv_inc_rkey(mw->rkey), nobind, (uintptr_t)buf, 64,
+		    IBV_ACCESS_REMOTE_READ);
+	check(s == IBV_WC_MW_BIND_ERR && qp_state(p.b) == IBV_QPS_ERR,
+	      "ibv_wr_bind_mw to an MR without MW_BIND: MW_BIND_ERR, QP in error (%s)",
+	      st(s));
+	fresh();
 	bind_err(mw, tgt_mr, T(3 * PG), 2 * PG, IBV_ACCESS_REMOTE_READ,
 		 "past the MR's end");
 	bind_err(mw, tgt_mr, T(0) - 64, 128, IBV_ACCESS_REMOTE_READ,
