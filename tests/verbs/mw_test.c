@@ -632,6 +632,25 @@ out:
 	free(buf);
 }
 
+/*
+ * MW_EXIT_BOUND set: leave windows bound to the target MR and exit without
+ * freeing anything; the kernel must tear it all down (the VM script then
+ * checks that no MR is left and that the log is clean).
+ */
+static int exit_bound(void)
+{
+	struct ibv_mw *mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	struct ibv_mw *mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	int s1 = mw1 ? bind1(mw1, tgt_mr, T(PG), WIN, RW) : -1;
+	int s2 = mw2 ? bind2(p.b, p.cqb, mw2, ibv_inc_rkey(mw2->rkey), tgt_mr,
+			     T(2 * PG), WIN, RW) : -1;
+
+	check(s1 == IBV_WC_SUCCESS && s2 == IBV_WC_SUCCESS,
+	      "exit with a type 1 and a type 2 window bound (%s, %s)", st(s1),
+	      st(s2));
+	return tap_done();
+}
+
 int main(int argc, char **argv)
 {
 	int ret = loop_open(argc, argv);
@@ -661,6 +680,8 @@ int main(int argc, char **argv)
 	case_bind_errors();
 	case_dereg();
 	check(tgt_as_expected(), "the target holds exactly what was written");
+	if (getenv("MW_EXIT_BOUND"))
+		return exit_bound();
 
 	pair_free(&p);
 	ibv_dereg_mr(tgt_mr);

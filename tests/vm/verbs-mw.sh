@@ -13,6 +13,8 @@ mroce1_in_h1 10.13.0.1/24 gid
 
 # mw_test bounds every wait itself; timeout is a backstop.
 check "mw_test exits 0" run_tap mw_test ns h1 timeout 300 "$VERBS_BIN" mroce1
+# Exiting with windows bound: the kernel tears down MWs, MRs and QPs.
+check "mw_test exits 0 with windows bound" run_tap mw_test_exit ns h1 env MW_EXIT_BOUND=1 timeout 300 "$VERBS_BIN" mroce1
 check "no QP left (rdma resource)" sh -c "! rdma resource show qp | grep -q 'mroce1.*type RC'"
 check "no MR left (rdma resource)" sh -c "! rdma resource show mr | grep -q mroce1"
 
