@@ -79,6 +79,11 @@ static int metaroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	return 0;
 }
 
+/* The bind rides in the WQE's union: ABI version 2's WQE is unchanged. */
+_Static_assert(sizeof(struct metaroce_send_wqe) == 328 &&
+	       sizeof(struct metaroce_bind_mw) <= METAROCE_MAX_INLINE,
+	       "struct metaroce_send_wqe changed size");
+
 /* The bind part of ring slot @w (opcode BIND_MW): rdma/metaroce-abi.h. */
 int metaroce_fill_bind_wqe(struct metaroce_send_wqe *w,
 			   const struct ibv_send_wr *wr)
