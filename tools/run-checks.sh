@@ -94,7 +94,7 @@ fi
 # The data path on the normal kernel: perftest and the integrity tool are
 # too slow under KASAN to run in full there.
 bz=$kdir/arch/x86/boot/bzImage
-for t in datapath verbs-access rdmacm verbs-srq verbs-wr fabric multipath; do
+for t in datapath verbs-access verbs-mw rdmacm verbs-srq verbs-wr fabric multipath; do
 	[ -f tests/vm/$t.sh ] || continue
 	step "vm-$t" tools/vm/run-vm.sh -k "$bz" -s tests/vm/$t.sh \
 		-o "$logs/vm-$t" -t 1200 -m 1024 -e REPO="$repo" -e KDIR="$kdir"

@@ -76,6 +76,7 @@ static struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_ctx_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_pd_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_mr_ops);
+	verbs_set_ops(&ctx->ibv_ctx, &metaroce_mw_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_cq_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_qp_ops);
 	verbs_set_ops(&ctx->ibv_ctx, &metaroce_ah_ops);

@@ -97,6 +97,10 @@ int metaroce_query_device(struct ibv_context *context,
 int metaroce_query_port(struct ibv_context *context, uint8_t port,
 			struct ibv_port_attr *attr);
 
+/* mw.c: the window part of an IBV_WR_BIND_MW ring slot */
+int metaroce_fill_bind_wqe(struct metaroce_send_wqe *w,
+			   const struct ibv_send_wr *wr);
+
 /* wr.c: the extended post API of a QP created with send_ops_flags */
 int metaroce_wr_init(struct metaroce_qp *qp,
 		     const struct ibv_qp_init_attr_ex *attr);
@@ -105,6 +109,7 @@ void metaroce_wr_cleanup(struct metaroce_qp *qp);
 /* Verbs of each object type, merged into the context by metaroce.c. */
 extern const struct verbs_context_ops metaroce_pd_ops;	/* verbs.c */
 extern const struct verbs_context_ops metaroce_mr_ops;	/* mr.c */
+extern const struct verbs_context_ops metaroce_mw_ops;	/* mw.c */
 extern const struct verbs_context_ops metaroce_cq_ops;	/* cq.c */
 extern const struct verbs_context_ops metaroce_qp_ops;	/* qp.c */
 extern const struct verbs_context_ops metaroce_ah_ops;	/* ah.c */

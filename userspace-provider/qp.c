@@ -168,6 +168,7 @@ static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		break;
 	default:
 		return EINVAL;
@@ -190,6 +191,8 @@ static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
 		      wr->invalidate_rkey : wr->imm_data;
 	w->remote_addr = 0;
 	w->rkey = 0;
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return ud ? EINVAL : metaroce_fill_bind_wqe(w, wr);
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

@@ -44,7 +44,8 @@ enum {
 			       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			       IBV_QP_EX_WITH_RDMA_READ |
 			       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			       IBV_QP_EX_WITH_BIND_MW,
 	METAROCE_UD_SEND_OPS = IBV_QP_EX_WITH_SEND |
 			       IBV_QP_EX_WITH_SEND_WITH_IMM,
 };
@@ -179,6 +180,19 @@ static void mr_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 				   uint64_t addr, uint64_t add)
 {
 	wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
+}
+
+/* A window bind; ibv_wr_bind_mw leaves mw->rkey to the caller. */
+static void mr_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ibv_send_wr *wr = wr_new(qpx, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *info;
 }
 
 static void mr_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
@@ -355,6 +369,7 @@ int metaroce_wr_init(struct metaroce_qp *qp,
 		qpx->wr_rdma_read = mr_wr_rdma_read;
 		qpx->wr_atomic_cmp_swp = mr_wr_atomic_cmp_swp;
 		qpx->wr_atomic_fetch_add = mr_wr_atomic_fetch_add;
+		qpx->wr_bind_mw = mr_wr_bind_mw;
 	}
 	qpx->wr_set_sge = mr_wr_set_sge;
 	qpx->wr_set_sge_list = mr_wr_set_sge_list;

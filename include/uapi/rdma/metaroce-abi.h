@@ -144,11 +144,25 @@ struct metaroce_sge {
  * Send WQE. opcode is an enum ib_uverbs_wr_opcode value (UD: SEND and
  * SEND_WITH_IMM only, at most the path MTU long; RC: SEND, SEND_WITH_IMM,
  * SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
- * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV); send_flags are
- * IB_SEND_FENCE, _SIGNALED, _SOLICITED and _INLINE (ibv_send_flags).
+ * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV, BIND_MW); send_flags
+ * are IB_SEND_FENCE, _SIGNALED, _SOLICITED and _INLINE (ibv_send_flags).
  * With IB_SEND_INLINE, inline_len bytes of data are in inline_data and
  * num_sge is ignored; otherwise num_sge entries of sge are used.
+ * BIND_MW (a type 2 window's bind, or the bind ibv_bind_mw posts for a
+ * type 1 window) uses bind_mw only, not sge or inline data: it is a later
+ * member of the union, so the WQE's size and layout, and ABI version 2,
+ * are unchanged; a kernel without memory windows fails the WQE.
  */
+/* A memory window bind, in the union of struct metaroce_send_wqe. */
+struct metaroce_bind_mw {
+	__aligned_u64 addr;	/* window start, an address of the MR */
+	__aligned_u64 length;	/* bytes; 0 unbinds a type 1 window */
+	__u32 mw_rkey;		/* names the window (its index counts) */
+	__u32 rkey;		/* its rkey once bound: same index, new key byte */
+	__u32 mr_lkey;		/* the MR, registered with IB_ACCESS_MW_BIND */
+	__u32 access;		/* IB_ACCESS_REMOTE_* and IB_ZERO_BASED */
+};
+
 struct metaroce_send_wqe {
 	__aligned_u64 wr_id;
 	__u32 opcode;
@@ -167,6 +181,7 @@ struct metaroce_send_wqe {
 	union {
 		struct metaroce_sge sge[METAROCE_MAX_SGE];
 		__u8 inline_data[METAROCE_MAX_INLINE];
+		struct metaroce_bind_mw bind_mw;	/* opcode BIND_MW */
 	};
 };
 

@@ -24,6 +24,7 @@
 #define MROCE_MAX_CQ		0x4000
 #define MROCE_MAX_CQE		0x10000
 #define MROCE_MAX_MR		0x10000
+#define MROCE_MAX_MW		0x10000		/* mw.c's MROCE_MW_MAX */
 #define MROCE_MAX_PD		0x10000
 #define MROCE_MAX_SRQ		0x4000
 #define MROCE_MAX_AH		0x10000
@@ -138,7 +139,9 @@ static int mroce_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = MROCE_MAX_SGE;
 	attr->max_recv_sge = MROCE_MAX_SGE;
@@ -146,6 +149,7 @@ static int mroce_query_device(struct ib_device *ibdev,
 	attr->max_cq = MROCE_MAX_CQ;
 	attr->max_cqe = MROCE_MAX_CQE;
 	attr->max_mr = MROCE_MAX_MR;
+	attr->max_mw = MROCE_MAX_MW;
 	attr->max_pd = MROCE_MAX_PD;
 	attr->max_qp_rd_atom = MROCE_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = MROCE_MAX_RD_ATOM;
@@ -356,6 +360,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
 	ib_set_device_ops(ibdev, &mroce_pd_ops);
 	ib_set_device_ops(ibdev, &mroce_mr_ops);
+	ib_set_device_ops(ibdev, &mroce_mw_ops);
 	ib_set_device_ops(ibdev, &mroce_cq_ops);
 	ib_set_device_ops(ibdev, &mroce_qp_ops);
 	ib_set_device_ops(ibdev, &mroce_ah_ops);

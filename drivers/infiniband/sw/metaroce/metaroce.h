@@ -87,6 +87,7 @@ struct mroce_dev {
 	struct xarray mr_xa;		/* key >> 8 -> struct mroce_mr, RCU */
 	u32 mr_next;			/* cyclic index cursor, under mr_xa lock */
 	atomic_t mr_count;		/* MRs allocated, at most max_mr */
+	atomic_t mw_count;		/* MWs allocated (mw.c), at most max_mw */
 	bool mr_ready;			/* mr_xa initialised (mroce_mr_dev_init) */
 	/* end of mr.c state */
 
@@ -160,6 +161,7 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 /* Verbs of each object type, merged into the device by device.c. */
 extern const struct ib_device_ops mroce_pd_ops;	/* pd.c */
 extern const struct ib_device_ops mroce_mr_ops;	/* mr.c */
+extern const struct ib_device_ops mroce_mw_ops;	/* mw.c */
 extern const struct ib_device_ops mroce_cq_ops;	/* cq.c */
 extern const struct ib_device_ops mroce_qp_ops;	/* qp.c */
 extern const struct ib_device_ops mroce_ah_ops;	/* ah.c */

@@ -47,6 +47,7 @@ void mroce_mr_dev_init(struct mroce_dev *mdev)
 		xa_init_flags(&mdev->mr_xa, XA_FLAGS_ALLOC1);
 		mdev->mr_next = 1;
 		atomic_set(&mdev->mr_count, 0);
+		atomic_set(&mdev->mw_count, 0);
 		/* Publish mr_xa to lockless readers (mroce_mr_get_index). */
 		smp_store_release(&mdev->mr_ready, true);
 	}
@@ -106,6 +107,8 @@ static struct mroce_mr *mroce_mr_get_index(struct mroce_dev *mdev, u32 key)
 		return NULL;
 	rcu_read_lock();
 	mr = xa_load(&mdev->mr_xa, key >> 8);
+	if (xa_pointer_tag(mr) == MROCE_KEY_TAG_MW)
+		mr = NULL;	/* a memory window: mw.c */
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
@@ -309,8 +312,63 @@ err_destroy:
 
 static int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	mroce_mr_destroy(to_mmr(ibmr));
+	struct mroce_mr *mr = to_mmr(ibmr);
+	unsigned long flags;
+	unsigned int num_mw;
+
+	/*
+	 * IBA 10.6.7.2.6: not while windows are bound to it (as rxe). Under
+	 * the lock with the state change, so that no bind slips in between.
+	 */
+	spin_lock_irqsave(&mr->lock, flags);
+	num_mw = mr->num_mw;
+	if (!num_mw)
+		mr->state = MROCE_MR_INVALID;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (num_mw) {
+		ibdev_dbg_ratelimited(ibmr->device, "dereg_mr: MR %#x has %u memory windows bound\n",
+				      mr->lkey, num_mw);
+		return -EINVAL;
+	}
+	mroce_mr_destroy(mr);
 	return 0;
+}
+
+int mroce_mr_mw_attach(struct mroce_mr *mr, struct ib_pd *pd, u64 addr,
+		       u64 length, int mw_access)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->state != MROCE_MR_VALID || mr->pd != pd ||
+	    mr->type == IB_MR_TYPE_DMA)
+		err = -EINVAL;
+	else if (!(mr->access & IB_ACCESS_MW_BIND) ||
+		 ((mw_access & (IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_ATOMIC)) &&
+		  !(mr->access & IB_ACCESS_LOCAL_WRITE)))
+		err = -EACCES;
+	else if (!length || !mroce_in_range(mr->iova, mr->length, addr, length))
+		err = -ERANGE;
+	else
+		mr->num_mw++;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (err)
+		ibdev_dbg_ratelimited(mr->ibmr.device, "bind_mw: MR %#x refuses window %#llx+%#llx access %#x: %d\n",
+				      mr->lkey, addr, length, mw_access, err);
+	return err;
+}
+
+void mroce_mr_mw_detach(struct mroce_mr *mr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!WARN_ON_ONCE(!mr->num_mw))
+		mr->num_mw--;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	mroce_mr_put(mr);
 }
 
 static struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,

@@ -17,6 +17,12 @@
 
 struct ib_umem;
 
+/*
+ * mdev->mr_xa holds memory windows too, so that MR and MW keys never
+ * collide: an MW's entry is its pointer tagged with MROCE_KEY_TAG_MW.
+ */
+#define MROCE_KEY_TAG_MW	1
+
 /* Most pages one fast-registration MR maps (max_fast_reg_page_list_len). */
 #define MROCE_MAX_FRMR_PAGES	512
 
@@ -50,6 +56,7 @@ struct mroce_mr {
 	u64 iova;			/* first byte's address (DMA MR: 0) */
 	u64 length;			/* bytes (DMA MR: whole space) */
 	unsigned int offset;		/* of iova in pages[0] */
+	unsigned int num_mw;		/* windows bound to it, under lock */
 
 	struct ib_umem *umem;		/* user MR */
 	struct page **pages;		/* PAGE_SIZE pages backing the MR */
@@ -129,5 +136,18 @@ int mroce_mr_fast_reg(struct mroce_dev *mdev, struct ib_mr *ibmr, u32 key,
  * already free MR with its current key succeeds.
  */
 int mroce_mr_invalidate(struct mroce_dev *mdev, u32 key, struct ib_pd *pd);
+
+/*
+ * Count a memory window on mr, which the caller holds a reference to and
+ * hands over to the window: [addr, addr + length) must lie in the MR, the
+ * MR be valid, of pd, registered with IB_ACCESS_MW_BIND and, for a window
+ * with remote write or atomic rights, with local write (C10-72..75).
+ * 0, or -EINVAL (state, PD, DMA MR), -EACCES (rights), -ERANGE (bounds).
+ * While any window is counted, dereg_mr refuses with -EINVAL.
+ */
+int mroce_mr_mw_attach(struct mroce_mr *mr, struct ib_pd *pd, u64 addr,
+		       u64 length, int mw_access);
+/* Undo mroce_mr_mw_attach(): uncount the window, drop its reference. */
+void mroce_mr_mw_detach(struct mroce_mr *mr);
 
 #endif /* METAROCE_MR_H */

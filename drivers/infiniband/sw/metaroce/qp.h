@@ -52,6 +52,14 @@ struct mroce_swqe {
 	struct ib_mr *reg_mr;		/* IB_WR_REG_MR */
 	u32 reg_key;
 	int reg_access;
+	struct {			/* IB_WR_BIND_MW (mw.c) */
+		u64 addr;
+		u64 length;
+		u32 mw_rkey;		/* names the window by its index */
+		u32 rkey;		/* and once bound: new key byte */
+		u32 mr_lkey;
+		int access;
+	} bind;
 	struct {			/* UD and GSI: the datagram's address */
 		struct mroce_av av;
 		u32 remote_qpn;

@@ -17,6 +17,7 @@
 #include "uqp.h"
 #include "cq.h"
 #include "mr.h"
+#include "mw.h"
 #include "proto/psn.h"
 #include "proto/wire.h"
 #include "trace.h"
@@ -85,21 +86,19 @@ static int mroce_rx_write(struct mroce_qp *qp, const struct mroce_hdr *h,
 			  const u8 *payload, u32 len)
 {
 	struct mroce_mr *mr;
-	int err;
+	u64 iova;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = mroce_mr_lookup(qp->mdev, h->reth.rkey, true);
-	if (!mr)
-		return -EINVAL;
-	err = mroce_mr_check(mr, qp->ibqp.pd, h->reth.va, len,
-			     IB_ACCESS_REMOTE_WRITE);
-	if (!err)
-		mroce_mr_copy(mr, h->reth.va, (void *)payload, len, true);
+	mr = mroce_rkey_lookup(qp, h->reth.rkey, h->reth.va, len,
+			       IB_ACCESS_REMOTE_WRITE, &iova);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	mroce_mr_copy(mr, iova, (void *)payload, len, true);
 	mroce_mr_put(mr);
-	return err;
+	return 0;
 }
 
 /* Returns 0, -ENOBUFS (no receive WQE: RNR) or another -errno. */
@@ -143,7 +142,7 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 	u32 n = max_t(u32, 1, DIV_ROUND_UP(h->reth.dma_len, qp->mtu));
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
-	int err = 0;
+	u64 iova;
 	u32 i;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ))
@@ -151,14 +150,12 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 	if (n > MROCE_READ_CHUNK)
 		return -EPROTO;
 	if (h->reth.dma_len) {
-		mr = mroce_mr_lookup(qp->mdev, h->reth.rkey, true);
-		if (!mr)
-			return -EINVAL;
-		err = mroce_mr_check(mr, qp->ibqp.pd, h->reth.va,
-				     h->reth.dma_len, IB_ACCESS_REMOTE_READ);
+		mr = mroce_rkey_lookup(qp, h->reth.rkey, h->reth.va,
+				       h->reth.dma_len, IB_ACCESS_REMOTE_READ,
+				       &iova);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
 		mroce_mr_put(mr);
-		if (err)
-			return err;
 	}
 	/* The PSNs of the responses count as received requests. */
 	for (i = 1; i < n; i++) {
@@ -198,23 +195,19 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 	struct mroce_atomic_cache *ac;
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
-	u64 orig;
+	u64 orig, iova;
 	int err;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return -EACCES;
 	if (h->atomic.va & 7)
 		return -EPROTO;		/* misaligned: invalid request */
-	mr = mroce_mr_lookup(qp->mdev, h->atomic.rkey, true);
-	if (!mr)
-		return -EINVAL;
-	err = mroce_mr_check(mr, qp->ibqp.pd, h->atomic.va, 8,
-			     IB_ACCESS_REMOTE_ATOMIC);
-	if (!err)
-		err = mroce_mr_atomic(mr, h->atomic.va,
-				      h->opcode == METAROCE_OP_CMP_SWAP,
-				      h->atomic.compare, h->atomic.swap_add,
-				      &orig);
+	mr = mroce_rkey_lookup(qp, h->atomic.rkey, h->atomic.va, 8,
+			       IB_ACCESS_REMOTE_ATOMIC, &iova);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	err = mroce_mr_atomic(mr, iova, h->opcode == METAROCE_OP_CMP_SWAP,
+			      h->atomic.compare, h->atomic.swap_add, &orig);
 	mroce_mr_put(mr);
 	if (err)
 		return err;
@@ -294,7 +287,7 @@ static void mroce_complete_recv(struct mroce_qp *qp, struct mroce_rxinfo *ri)
 	} else if (ri->opcode == METAROCE_OP_SEND_INV) {
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 		wc.ex.invalidate_rkey = ri->imm;
-		if (mroce_mr_invalidate(qp->mdev, ri->imm, qp->ibqp.pd))
+		if (mroce_key_invalidate(qp->mdev, ri->imm, qp->ibqp.pd))
 			wc.status = IB_WC_REM_INV_REQ_ERR;
 	}
 	qp->rq_tail++;

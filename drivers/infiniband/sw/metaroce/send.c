@@ -14,6 +14,7 @@
 #include "qp.h"
 #include "cq.h"
 #include "mr.h"
+#include "mw.h"
 #include "proto/psn.h"
 #include "proto/wire.h"
 #include "trace.h"
@@ -175,13 +176,15 @@ static bool mroce_emit_resp(struct mroce_qp *qp)
 	if (!skb)
 		return false;
 	if (len) {
-		mr = mroce_mr_lookup(qp->mdev, rd->rkey, true);
-		err = mr ? mroce_mr_check(mr, qp->ibqp.pd, rd->va + rd->offset,
-					  len, IB_ACCESS_REMOTE_READ) : -EINVAL;
-		if (!err)
-			mroce_mr_copy(mr, rd->va + rd->offset, data, len, false);
-		if (mr)
+		u64 iova;
+
+		mr = mroce_rkey_lookup(qp, rd->rkey, rd->va + rd->offset, len,
+				       IB_ACCESS_REMOTE_READ, &iova);
+		err = PTR_ERR_OR_ZERO(mr);
+		if (!err) {
+			mroce_mr_copy(mr, iova, data, len, false);
 			mroce_mr_put(mr);
+		}
 	}
 	rd->offset += len;
 	if (rd->atomic || rd->offset >= rd->len)
@@ -274,12 +277,14 @@ static void mroce_exec_local(struct mroce_qp *qp, struct mroce_swqe *wqe)
 	int err = 0;
 
 	if (wqe->opcode == IB_WR_LOCAL_INV)
-		err = mroce_mr_invalidate(qp->mdev, wqe->inv_rkey, qp->ibqp.pd);
+		err = mroce_key_invalidate(qp->mdev, wqe->inv_rkey, qp->ibqp.pd);
 	else if (wqe->opcode == IB_WR_REG_MR)
 		err = mroce_mr_fast_reg(qp->mdev, wqe->reg_mr, wqe->reg_key,
 					wqe->reg_access);
 	wqe->local_done = true;
 	wqe->status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	if (wqe->opcode == IB_WR_BIND_MW && mroce_mw_bind(qp, wqe))
+		wqe->status = IB_WC_MW_BIND_ERR;
 }
 
 /*
@@ -322,10 +327,15 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 
 	while (qp->sq_tx != qp->sq_head) {
 		wqe = mroce_sq_wqe(qp, qp->sq_tx);
-		if (wqe->opcode != IB_WR_LOCAL_INV && wqe->opcode != IB_WR_REG_MR)
+		if (wqe->opcode != IB_WR_LOCAL_INV && wqe->opcode != IB_WR_REG_MR &&
+		    wqe->opcode != IB_WR_BIND_MW)
 			break;
 		mroce_exec_local(qp, wqe);
 		qp->sq_tx++;
+		if (wqe->status == IB_WC_MW_BIND_ERR) {
+			mroce_mw_bind_error(qp);
+			return false;
+		}
 	}
 	if (qp->sq_tx == qp->sq_head)
 		return false;

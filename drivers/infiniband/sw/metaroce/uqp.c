@@ -129,6 +129,9 @@ static int mroce_uqp_opcode(u32 uop, u32 *op)
 	case IB_UVERBS_WR_LOCAL_INV:
 		*op = IB_WR_LOCAL_INV;
 		return 0;
+	case IB_UVERBS_WR_BIND_MW:
+		*op = IB_WR_BIND_MW;
+		return 0;
 	default:
 		*op = IB_WR_SEND;	/* how a flush reports it */
 		return -EINVAL;
@@ -188,6 +191,17 @@ static int mroce_uqp_load_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 		return err;
 	if (flags & ~MROCE_USEND_FLAGS)
 		return -EINVAL;
+	if (wqe->opcode == IB_WR_BIND_MW) {
+		/* Copied once here; mroce_mw_bind() checks the copy. */
+		wqe->send_flags = flags & ~(IB_SEND_INLINE | IB_SEND_SOLICITED);
+		wqe->bind.addr = READ_ONCE(u->bind_mw.addr);
+		wqe->bind.length = READ_ONCE(u->bind_mw.length);
+		wqe->bind.mw_rkey = READ_ONCE(u->bind_mw.mw_rkey);
+		wqe->bind.rkey = READ_ONCE(u->bind_mw.rkey);
+		wqe->bind.mr_lkey = READ_ONCE(u->bind_mw.mr_lkey);
+		wqe->bind.access = READ_ONCE(u->bind_mw.access);
+		return 0;
+	}
 
 	switch (wqe->opcode) {
 	case IB_WR_SEND_WITH_IMM:
