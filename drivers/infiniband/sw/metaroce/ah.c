@@ -20,22 +20,23 @@
 /*
  * User AHs by number (never 0): UD send WQEs in a ring name their AH so
  * (uqp.c). Lookups copy the address under the xarray lock, so an AH being
- * destroyed is either found whole or not at all.
+ * destroyed is either found whole or not at all. They run under qp->lock,
+ * which softirqs take, so the xarray lock is taken with BHs off always.
  */
-static DEFINE_XARRAY_ALLOC1(mroce_uah_xa);
+static DEFINE_XARRAY_FLAGS(mroce_uah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 
 int mroce_ah_load_av(struct ib_pd *pd, u32 num, struct mroce_av *av)
 {
 	struct mroce_ah *ah;
 	int err = -EINVAL;
 
-	xa_lock(&mroce_uah_xa);
+	xa_lock_bh(&mroce_uah_xa);
 	ah = xa_load(&mroce_uah_xa, num);
 	if (ah && ah->ibah.pd == pd) {
 		*av = ah->av;
 		err = 0;
 	}
-	xa_unlock(&mroce_uah_xa);
+	xa_unlock_bh(&mroce_uah_xa);
 	return err;
 }
 
@@ -48,15 +49,15 @@ static int mroce_ah_number(struct mroce_ah *ah, u32 flags,
 
 	if (udata->outlen < sizeof(resp))
 		return 0;
-	err = xa_alloc(&mroce_uah_xa, &ah->num, ah, xa_limit_32b,
-		       flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
-		       GFP_ATOMIC);
+	err = xa_alloc_bh(&mroce_uah_xa, &ah->num, ah, xa_limit_32b,
+			  flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
+			  GFP_ATOMIC);
 	if (err)
 		return err;
 	resp.ah_num = ah->num;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err) {
-		xa_erase(&mroce_uah_xa, ah->num);
+		xa_erase_bh(&mroce_uah_xa, ah->num);
 		ah->num = 0;
 	}
 	return err;
@@ -127,7 +128,7 @@ static int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct mroce_ah *ah = to_mah(ibah);
 
 	if (ah->num)
-		xa_erase(&mroce_uah_xa, ah->num);
+		xa_erase_bh(&mroce_uah_xa, ah->num);
 	atomic_dec(&to_mdev(ibah->device)->ah_count);
 	return 0;
 }
