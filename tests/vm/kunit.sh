@@ -4,7 +4,7 @@
 . "$REPO/tools/vm/guest-lib.sh"
 
 setup_modules
-dmesg -c >/dev/null
+dmesg_clear
 if ! modprobe metaroce_kunit; then
 	fail "metaroce_kunit loads"
 	tap_summary

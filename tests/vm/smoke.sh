@@ -122,7 +122,7 @@ check "rdma resource show lists the devices" sh -c "rdma resource show | grep -q
 check "sysfs hca_type and parent" sh -c "grep -qx MetaRoCE /sys/class/infiniband/mroce1/hca_type && grep -qx v1 /sys/class/infiniband/mroce1/parent"
 
 # Bad input: clear errno and a log line each.
-dmesg -c >/dev/null
+dmesg_clear
 check "nonexistent netdev is refused (ENODEV)" expect_fail "No such device" rdma link add bad0 type metaroce netdev nosuch0
 check "already bound netdev is refused (EEXIST)" expect_fail "exists" ns h1 rdma link add again0 type metaroce netdev v1
 check "log line for already bound" sh -c "dmesg | grep -q 'v1 is already bound to mroce1'"

@@ -26,7 +26,7 @@ check "srq_ring_test is built (make -C tests/verbs)" test -x "$SRQ_RING_TEST"
 check "ud_ring_test is built (make -C tests/verbs)" test -x "$UD_RING_TEST"
 
 one_host h1 10.23.0.1/24
-dmesg -c >/dev/null
+dmesg_clear
 check "rdma link add mroce1 in netns h1" ns h1 rdma link add mroce1 type metaroce netdev v1
 check "mroce1 has the IPv4 GID" wait_for 5 gid_index mroce1 10.23.0.1
 
@@ -55,7 +55,7 @@ check "a batch of 128 sends: one doorbell" sh -c "grep -c 'uverbs' '$OUT/strace-
 
 # The SRQ ring, then UD rings: each test runs once, under strace (which
 # only watches: the TAP lines are the test's).
-dmesg -c >/dev/null
+dmesg_clear
 S=$OUT/strace-srq.txt
 check "srq_ring_test exits 0" run_tap srq_ring_test ns h1 timeout 900 \
 	strace -f -y -e trace=write,ioctl -o "$S" "$SRQ_RING_TEST" mroce1
@@ -68,7 +68,7 @@ awk '/srq post begin/ { on = 1; next } /srq post end/ { on = 0 } on' "$S" \
 	>"$OUT/strace-srq-post.txt"
 check "no write or ioctl at all in ibv_post_srq_recv" sh -c "! grep -q . '$OUT/strace-srq-post.txt'"
 
-dmesg -c >/dev/null
+dmesg_clear
 S=$OUT/strace-ud.txt
 check "ud_ring_test exits 0" run_tap ud_ring_test ns h1 timeout 600 \
 	strace -f -y -e trace=write,ioctl -o "$S" "$UD_RING_TEST" mroce1

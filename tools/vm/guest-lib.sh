@@ -56,7 +56,7 @@ verbs_start() {
 # RoCEv2 GID (traffic between two of its QPs loops through lo).
 mroce1_in_h1() {
 	one_host h1 "$1"
-	dmesg -c >/dev/null
+	dmesg_clear
 	check "rdma link add mroce1 in netns h1" \
 		ns h1 rdma link add mroce1 type metaroce netdev v1
 	[ "$2" = gid ] || return 0
@@ -247,12 +247,16 @@ kmemleak_clean() {
 }
 
 # Succeeds when the kernel log shows no warning, oops or refcount trouble.
-# dmesg_clean: no kernel warning in the log. What matched, with the lines
+# dmesg_clear: empty the kernel log so a test can look for its own lines,
+# keeping what it held for dmesg_clean: a warning must not be cleared away.
+dmesg_clear() { dmesg -c >>"$OUT/dmesg-cleared.txt"; }
+
+# dmesg_clean: no kernel warning in the log, or in what was cleared of it. What matched, with the lines
 # after it, follows the TAP line as diagnostics, so that a CI log shows
 # why without the guest's files.
 dmesg_clean() {
 	local bad
-	bad=$(dmesg | grep -E -A6 "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called")
+	bad=$( { cat "$OUT/dmesg-cleared.txt" 2>/dev/null; dmesg; } | grep -E -A6 "WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|possible circular|inconsistent lock|sleeping function called")
 	[ -z "$bad" ] && return 0
 	echo "$bad"
 	echo "$bad" | head -40 >"$_tap_diag"
