@@ -47,13 +47,7 @@ struct opts {
 
 extern const struct opts defaults;
 
-struct pair {
-	struct ibv_cq *cqa, *cqb;	/* each QP's send and receive CQ */
-	struct ibv_qp *a, *b;		/* A requests, B responds */
-};
-
 bool pair_new(struct pair *p, const struct opts *o, const char *what);
-void pair_free(struct pair *p);
 
 int post_rdma(struct ibv_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
 	      size_t loff, uint32_t len, uint64_t va, uint32_t rkey,

@@ -101,19 +101,6 @@ static struct ibv_qp *mk_qp(struct ibv_cq *cq)
 	return ibv_create_qp(pd, &ia);
 }
 
-void pair_free(struct pair *p)
-{
-	if (p->a)
-		ibv_destroy_qp(p->a);
-	if (p->b)
-		ibv_destroy_qp(p->b);
-	if (p->cqa)
-		ibv_destroy_cq(p->cqa);
-	if (p->cqb)
-		ibv_destroy_cq(p->cqb);
-	memset(p, 0, sizeof(*p));
-}
-
 /* A fresh connected pair; one TAP line only if it fails. */
 bool pair_new(struct pair *p, const struct opts *o, const char *what)
 {

@@ -129,6 +129,19 @@ int ud_pair_ready(struct ibv_qp *s, struct ibv_qp *r, uint32_t qkey,
 	return 0;
 }
 
+void pair_free(struct pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->cqa)
+		ibv_destroy_cq(p->cqa);
+	if (p->cqb)
+		ibv_destroy_cq(p->cqb);
+	memset(p, 0, sizeof(*p));
+}
+
 void ud_pair_free(struct ibv_ah *ah, struct ibv_qp *s, struct ibv_qp *r)
 {
 	if (ah)

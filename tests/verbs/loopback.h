@@ -54,6 +54,15 @@ int rc_connect(struct ibv_qp *qp, uint32_t dqpn, uint32_t sq_psn,
 int ud_pair_ready(struct ibv_qp *s, struct ibv_qp *r, uint32_t qkey,
 		  struct ibv_ah **ah);
 
+/* Two RC QPs of this device connected to each other, each with its CQ. */
+struct pair {
+	struct ibv_cq *cqa, *cqb;	/* each QP's send and receive CQ */
+	struct ibv_qp *a, *b;		/* A requests, B responds */
+};
+
+/* Destroys what exists of the pair (NULLs are skipped) and zeroes it. */
+void pair_free(struct pair *p);
+
 /* Destroys what exists of a UD pair and its AH (NULLs are skipped). */
 void ud_pair_free(struct ibv_ah *ah, struct ibv_qp *s, struct ibv_qp *r);
 

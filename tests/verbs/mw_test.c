@@ -50,29 +50,11 @@ static char *loc;			/* A's buffer */
 static struct ibv_mr *tgt_mr, *loc_mr;
 static bool atomics;
 
-struct pair {
-	struct ibv_cq *cqa, *cqb;
-	struct ibv_qp *a, *b;		/* A requests, B responds and binds */
-};
-
 static struct pair p;
 
 static uint64_t T(size_t off)
 {
 	return (uintptr_t)tgt + off;
-}
-
-static void pair_free(struct pair *q)
-{
-	if (q->a)
-		ibv_destroy_qp(q->a);
-	if (q->b)
-		ibv_destroy_qp(q->b);
-	if (q->cqa)
-		ibv_destroy_cq(q->cqa);
-	if (q->cqb)
-		ibv_destroy_cq(q->cqb);
-	memset(q, 0, sizeof(*q));
 }
 
 /* B binds through ibv_post_send and through ibv_wr_bind_mw. */

@@ -49,24 +49,6 @@ static char *buf;
 
 /* ---- QP pairs (A requests, B responds) ---- */
 
-struct pair {
-	struct ibv_cq *cqa, *cqb;
-	struct ibv_qp *a, *b;
-};
-
-static void pair_free(struct pair *p)
-{
-	if (p->a)
-		ibv_destroy_qp(p->a);
-	if (p->b)
-		ibv_destroy_qp(p->b);
-	if (p->cqa)
-		ibv_destroy_cq(p->cqa);
-	if (p->cqb)
-		ibv_destroy_cq(p->cqb);
-	memset(p, 0, sizeof(*p));
-}
-
 /* @victim: A gets the unique send ring size, B the unique receive one. */
 static bool pair_new(struct pair *p, bool victim, const char *what)
 {
