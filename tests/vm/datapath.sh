@@ -45,11 +45,26 @@ pair() {
 	[ $rc = 0 ] && [ $rs = 0 ]
 }
 
+# perftest_sane FILE: perftest's result rows in FILE (at least one) carry
+# sane figures: bandwidth tools a message rate above 0 and an average
+# under 100 Gb/s; latency tools a finite typical latency above 0 (the
+# guest knows its TSC rate, so perftest's clock works).
+perftest_sane() {
+	awk '/BW average/ { bw = 1 } /t_typical/ { lat = 1 }
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 5 {
+			rows++
+			if (bw && !($5 > 0 && $4 < 12500)) bad++
+			if (lat && !($5 > 0 && $5 < 1e7 && $5 !~ /inf|nan/)) bad++
+		}
+		END { exit !(rows > 0 && !bad) }' "$1"
+}
+
 # perftest: sizes and counts kept small enough for TCG.
 pt() {
 	local name=$1 tool=$2
 	shift 2
 	check "perftest $name" pair "$name" 120 "$tool" -F -x "$g1" "$@" -- 10.11.0.1
+	check "perftest $name: sane figures" perftest_sane "$OUT/$name.cli"
 }
 # The tracepoints fire: record the first run.
 T=/sys/kernel/tracing
@@ -71,8 +86,12 @@ pt "ib_write_bw -q 4" ib_write_bw -s 65536 -n 100 -q 4
 pt "ib_read_bw -q 4" ib_read_bw -s 65536 -n 100 -q 4
 pt "ib_write_bw -b" ib_write_bw -s 65536 -n 100 -b
 pt "ib_send_bw -b" ib_send_bw -s 65536 -n 100 -b
+pt "ib_send_bw -q 4" ib_send_bw -s 65536 -n 100 -q 4
+pt "ib_read_bw -b" ib_read_bw -s 65536 -n 100 -b
 pt "ib_write_bw -a" ib_write_bw -a -n 10
 pt "ib_read_bw -a" ib_read_bw -a -n 10
+pt "ib_send_bw -a" ib_send_bw -a -n 10
+pt "ib_write_lat -a" ib_write_lat -a -n 5
 check "ibv_rc_pingpong (data checked)" \
 	pair rc_pingpong 60 ibv_rc_pingpong -g "$g1" -n 50 -c -- 10.11.0.1
 

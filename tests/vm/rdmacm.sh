@@ -65,7 +65,7 @@ pair() {
 setup_modules
 check "ib core loads" load_ib_core
 mk_hosts
-dmesg -c >/dev/null
+dmesg_clear
 check "rdma link add mroce1 in h1" ns h1 rdma link add mroce1 type metaroce netdev v1
 check "rdma link add mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v2
 check "ib_mad created QP1 (no 'Couldn't create ib_mad QP1')" \
@@ -106,6 +106,9 @@ pair ib_write_bw-R 180 cm \
 pair ib_send_bw-R 180 cm \
 	ib_send_bw -R -F -d mroce1 -p 18611 -n 1000 -- \
 	ib_send_bw -R -F -d mroce2 -p 18611 -n 1000 $SRV
+pair ib_read_bw-R 180 cm \
+	ib_read_bw -R -F -d mroce1 -p 18613 -n 1000 -- \
+	ib_read_bw -R -F -d mroce2 -p 18613 -n 1000 $SRV
 pair mroce-verify-cm 300 cm \
 	"$MV" -s -m cm -d mroce1 -p 18612 -W 120 -w 60 -- \
 	"$MV" -c $SRV -m cm -d mroce2 -p 18612 -S 1M -x 3 -T 200 -w 60
