@@ -48,14 +48,16 @@ fi
 # calibrate it (no PIT/HPET reference) and falls back to jiffies as its
 # clock, which loses ticks when the vCPU is starved: guest time ran 20-40%
 # slow, stretching every timer and inflating every measured rate. Tell
-# the guest the host's TSC rate (measured once, kept beside the tool).
+# the guest the host's TSC rate (measured once, kept in build/).
 tsc_khz() {
 	local tool=$here/../../build/tsc-mhz khz=$here/../../build/tsc-khz
+	# Two guests of a pair may boot at once: each works on its own files.
 	if [ ! -s "$khz" ]; then
 		mkdir -p "$(dirname "$tool")"
-		cc -O2 -Wall -o "$tool" "$here/../bench/tsc-mhz.c" &&
-			"$tool" | awk '{ printf "%d\n", $1 * 1000 }' >"$khz.$$" &&
+		cc -O2 -Wall -o "$tool.$$" "$here/../bench/tsc-mhz.c" &&
+			"$tool.$$" | awk '{ printf "%d\n", $1 * 1000 }' >"$khz.$$" &&
 			mv "$khz.$$" "$khz"
+		rm -f "$tool.$$"
 	fi
 	cat "$khz"
 }
