@@ -35,10 +35,7 @@ gid_v4() {
 ready_when() {
 	case $1 in
 	tcp:*) wait_for 30 sh -c "ss -ltn | grep -q ':${1#tcp:} '" ;;
-	# rdma_listen() shows LISTEN before the CM has the listener: a REQ
-	# in between is rejected (invalid service ID), and perftest's client
-	# does not retry. Hence the second's grace.
-	cm) wait_for 30 sh -c "rdma res show cm_id | grep -q LISTEN" && sleep 1 ;;
+	cm) cm_listening ;;
 	sleep:*) sleep "${1#sleep:}" ;;
 	esac
 }

@@ -26,8 +26,7 @@ mk_hosts() {
 ready_when() {
 	case $1 in
 	tcp:*) wait_for 30 sh -c "ip netns exec h1 ss -ltn | grep -q ':${1#tcp:} '" ;;
-	# LISTEN shows before the CM has the listener (see pair-lib.sh).
-	cm) wait_for 30 sh -c "rdma res show cm_id | grep -q LISTEN" && sleep 1 ;;
+	cm) cm_listening ;;
 	esac
 }
 

@@ -247,6 +247,13 @@ kmemleak_clean() {
 }
 
 # Succeeds when the kernel log shows no warning, oops or refcount trouble.
+# cm_listening: an rdma_cm server is ready. rdma_listen() shows LISTEN
+# before the CM has the listener: a REQ in between is rejected (invalid
+# service ID) and perftest's client does not retry; hence the second.
+cm_listening() {
+	wait_for 30 sh -c "rdma res show cm_id | grep -q LISTEN" && sleep 1
+}
+
 # dmesg_clear: empty the kernel log so a test can look for its own lines,
 # keeping what it held for dmesg_clean: a warning must not be cleared away.
 dmesg_clear() { dmesg -c >>"$OUT/dmesg-cleared.txt"; }
