@@ -232,17 +232,17 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 1, TP_MTU));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 2, TP_MTU));
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 2, TP_MTU));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
 	MT_CHECK(t, p.inflight == 4 * TP_MTU);
 	/* The third later packet makes 0 lost, but not 4 (nothing later). */
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 3, TP_MTU));
-	MT_CHECK(t, mroce_path_seq_lost(&p, 0));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 4));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 3));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 4, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 3, now, now));
 	MT_CHECK(t, !mroce_path_seq_done(&p, 0));
 	mroce_path_on_lost(&p, now, 0, TP_MTU);
 	MT_CHECK(t, mroce_path_seq_done(&p, 0));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
 	MT_CHECK(t, p.losses == 1);
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
 	MT_CHECK(t, p.done.base == 4);
@@ -251,7 +251,7 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
 	/* Sequence numbers never sent are not outstanding. */
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 6, TP_MTU));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 100));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 100, now, now));
 
 	/* Counting spans bitmap words. */
 	mroce_path_init(&p, 0, 256, 1);
@@ -259,12 +259,12 @@ static void test_tp_loss_sack(struct mt *t)
 		(void)mroce_path_on_send(&p, now, 256);
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 70, 256));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 130, 256));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 5));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 5, now, now));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 199, 256));
-	MT_CHECK(t, mroce_path_seq_lost(&p, 5));
-	MT_CHECK(t, mroce_path_seq_lost(&p, 69));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 71));
-	MT_CHECK(t, !mroce_path_seq_lost(&p, 198));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 5, now, now));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 69, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 71, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 198, now, now));
 }
 
 static void test_tp_loss_timer(struct mt *t)
@@ -298,6 +298,82 @@ static void test_tp_loss_timer(struct mt *t)
 	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 100 * rto));
 	/* Sequence numbers continue after the timeout. */
 	MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == 3);
+}
+
+/*
+ * With fewer than three packets after it on its path, a lost packet is
+ * declared lost once one later packet is done and it is overdue by
+ * srtt + srtt/4, not only when the path's timer collapses the window.
+ */
+static void test_tp_loss_rack(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS;
+
+	mroce_path_init(&p, 0, TP_MTU, 1);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	/* No RTT sample yet: only the count of three applies. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now + 4 * TP_MS, 1, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now + 100 * TP_MS));
+	mroce_rtt_sample(&p.rtt, 4 * TP_MS);
+	/* srtt 4 ms: overdue after 5 ms, not at 5 ms itself. */
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now + 5 * TP_MS));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0, now, now + 5 * TP_MS + 1));
+	/* A sent time after now (a clock step) is never overdue. */
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now + 6 * TP_MS,
+					 now + 5 * TP_MS + 1));
+	/* Nothing later done on the path: not lost, however old. */
+	mroce_path_on_lost(&p, now, 0, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 2, now, now + 100 * TP_MS));
+}
+
+/*
+ * A timeout that an ACK proves premature (it answers a packet sent
+ * before the timeout) gives the path its window back; one answered only
+ * by packets sent after it keeps its collapsed window.
+ */
+static void test_tp_spurious_undo(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS, sent = now, to;
+
+	mroce_path_init(&p, 0, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, TP_MS);
+	p.cc.cwnd = 20 * TP_MTU;
+	p.cc.ssthresh = 30 * TP_MTU;
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	to = sent + mroce_rtt_rto(&p.rtt);
+	MT_CHECK(t, mroce_path_on_timeout(&p, to) == 2);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.state == MROCE_PATH_SUSPECT);
+	/* A second timeout of the streak keeps the first one's window. */
+	(void)mroce_path_on_send(&p, to, TP_MTU);
+	to += mroce_rtt_rto(&p.rtt);
+	(void)mroce_path_on_timeout(&p, to);
+	MT_CHECK(t, p.timeouts == 2 && p.cc.cwnd == TP_MTU);
+	/* The echo of a packet sent before the first timeout: undone. */
+	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == 20 * TP_MTU && p.cc.ssthresh == 30 * TP_MTU);
+	MT_CHECK(t, p.state == MROCE_PATH_ACTIVE && p.spurious == 1);
+	MT_CHECK(t, p.timeouts == 0 && p.rtt.backoff == 0);
+	/* Only the first echo after a timeout decides. */
+	p.cc.cwnd = 4 * TP_MTU;
+	mroce_path_on_echo(&p, to + 2 * TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == 4 * TP_MTU && p.spurious == 1);
+
+	/* A real timeout: the first echo answers a packet sent after it. */
+	p.cc.cwnd = 20 * TP_MTU;
+	sent = to + 3 * TP_MS;
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	to = sent + mroce_rtt_rto(&p.rtt);
+	(void)mroce_path_on_timeout(&p, to);
+	(void)mroce_path_on_send(&p, to, TP_MTU);
+	mroce_path_on_echo(&p, to + TP_MS, to, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
+	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
 }
 
 /*

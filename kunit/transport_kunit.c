@@ -30,6 +30,8 @@ MT_CASE(pacing)
 MT_CASE(rtt)
 MT_CASE(loss_sack)
 MT_CASE(loss_timer)
+MT_CASE(loss_rack)
+MT_CASE(spurious_undo)
 MT_CASE(path_states)
 MT_CASE(forget_events)
 MT_CASE(init_share)
@@ -55,6 +57,8 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rtt_case),
 	KUNIT_CASE(loss_sack_case),
 	KUNIT_CASE(loss_timer_case),
+	KUNIT_CASE(loss_rack_case),
+	KUNIT_CASE(spurious_undo_case),
 	KUNIT_CASE(path_states_case),
 	KUNIT_CASE(forget_events_case),
 	KUNIT_CASE(init_share_case),

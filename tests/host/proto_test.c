@@ -78,6 +78,8 @@ int main(int argc, char **argv)
 	test_tp_rtt(&t);
 	test_tp_loss_sack(&t);
 	test_tp_loss_timer(&t);
+	test_tp_loss_rack(&t);
+	test_tp_spurious_undo(&t);
 	test_tp_path_states(&t);
 	test_tp_forget_events(&t);
 	test_tp_init_share(&t);

@@ -141,7 +141,7 @@ bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now)
 	if (t->path == MROCE_PATH_NONE)
 		return false;
 	p = &qp->paths[t->path];
-	if (!mroce_path_seq_lost(p, t->pseq))
+	if (!mroce_path_seq_lost(p, t->pseq, t->sent_ns, now))
 		return false;
 	mroce_path_on_lost(p, now, t->pseq, t->wire_len);
 	mroce_count(qp->mdev, MROCE_CNT_PATH_LOSSES, 1);
@@ -157,8 +157,9 @@ void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 			u64 now, u32 echo_pkts)
 {
 	u16 ep = hdr->ack.echo_path;
-	u32 ce = hdr->ack.ecn_ce;
+	u32 ce = hdr->ack.ecn_ce, spurious;
 	struct mroce_path *p;
+	bool recovered;
 
 	if (hdr->ack.rate_hint != qp->rate_hint) {
 		qp->rate_hint = hdr->ack.rate_hint;
@@ -170,7 +171,11 @@ void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 	p = &qp->paths[ep];
 	if (ce)
 		mroce_count(qp->mdev, MROCE_CNT_ECN_ECHOED, ce);
-	if (mroce_path_on_echo(p, now, hdr->ack.echo_ts, ce, echo_pkts)) {
+	spurious = p->spurious;
+	recovered = mroce_path_on_echo(p, now, hdr->ack.echo_ts, ce, echo_pkts);
+	if (p->spurious != spurious)
+		mroce_count(qp->mdev, MROCE_CNT_PATH_RTO_SPURIOUS, 1);
+	if (recovered) {
 		mroce_count(qp->mdev, MROCE_CNT_PATH_RECOVERED, 1);
 		trace_mroce_path(qp->ibqp.qp_num, ep, p->state, p->cc.cwnd,
 				 p->rtt.srtt_ns);
@@ -302,11 +307,11 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 		spin_unlock_bh(&qp->lock);
 		snprintf(key, sizeof(key), "path%u", i);
 		snprintf(val, sizeof(val),
-			 "%s sport=%u cwnd=%u inflight=%u srtt_us=%llu ecn_frac=%u tx_pkts=%llu tx_bytes=%llu losses=%u timeouts=%u marks=%u",
+			 "%s sport=%u cwnd=%u inflight=%u srtt_us=%llu ecn_frac=%u tx_pkts=%llu tx_bytes=%llu losses=%u timeouts=%u spurious=%u marks=%u",
 			 names[p.state & 3], qp->path_sport[i], p.cc.cwnd,
 			 p.inflight, p.rtt.srtt_ns / 1000, p.cc.ecn_frac,
 			 p.tx_pkts, p.tx_bytes, p.losses, p.timeouts_total,
-			 p.cc.marks);
+			 p.spurious, p.cc.marks);
 		if (rdma_nl_put_driver_string(msg, key, val))
 			goto err;
 	}

@@ -358,8 +358,10 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->snd_psn = attr->sq_psn;
 		qp->snd_una = attr->sq_psn;
 	}
-	if (mask & IB_QP_RQ_PSN)
+	if (mask & IB_QP_RQ_PSN) {
 		mroce_sack_init(&qp->rx, attr->rq_psn);
+		qp->rx_high = attr->rq_psn;
+	}
 
 	if (mask & IB_QP_STATE) {
 		if (new == IB_QPS_RESET)

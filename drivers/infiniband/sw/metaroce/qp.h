@@ -212,6 +212,7 @@ struct mroce_qp {
 
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
+	u32 rx_high;			/* one past the highest PSN received */
 	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* per received PSN */
 	u32 rx_write_bytes;		/* of the Write being completed */
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];

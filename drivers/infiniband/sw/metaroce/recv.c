@@ -341,7 +341,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	struct mroce_dev *mdev = qp->mdev;
 	struct mroce_rxinfo *ri;
 	u32 psn = h->psn;
-	bool ce = false;
+	bool ce = false, reorder;
 	int err = 0, r;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
@@ -386,6 +386,15 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	}
 	if (psn != qp->rx.base)
 		mroce_count(mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
+	/*
+	 * A packet that skips PSNs opens a hole and one below the highest
+	 * fills one: the sender hears of both at once. One that only goes
+	 * on above a hole waits for the ACK request cadence, or loss would
+	 * double the packets both ends handle (protocol section 9.1).
+	 */
+	reorder = psn != qp->rx_high;
+	if (mroce_psn_after_eq(psn, qp->rx_high))
+		qp->rx_high = psn + 1;
 
 	switch (h->opcode) {
 	case METAROCE_OP_SEND:
@@ -452,7 +461,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	    h->opcode == METAROCE_OP_CMP_SWAP ||
 	    h->opcode == METAROCE_OP_FETCH_ADD)
 		mroce_tx_kick(qp);
-	if ((h->flags & METAROCE_F_ACKREQ) || psn != qp->rx.base - 1 || ce) {
+	if ((h->flags & METAROCE_F_ACKREQ) || reorder || ce) {
 		if (mroce_sack_count(&qp->rx))
 			mroce_count(mdev, MROCE_CNT_RX_SACK_GAPS, 1);
 		mroce_send_ack(qp);

@@ -172,6 +172,27 @@ static void path_heard(struct mroce_path *p)
 		p->state = MROCE_PATH_ACTIVE;
 }
 
+/*
+ * The first echo after a timeout tells whether it was premature: an
+ * answer to a packet sent before it means the path was delivering and
+ * only slow (a delay spike, a stalled receiver), so the window it had is
+ * given back (Eifel, RFC 3522). The resent packets are not recalled.
+ */
+static void path_undo(struct mroce_path *p, u64 echo_ts)
+{
+	if (!p->undo)
+		return;
+	p->undo = 0;
+	if (!echo_ts || echo_ts >= p->undo_ts)
+		return;
+	if (p->cc.cwnd < p->undo_cwnd)
+		p->cc.cwnd = p->undo_cwnd;
+	if (p->cc.ssthresh < p->undo_ssthresh)
+		p->cc.ssthresh = p->undo_ssthresh;
+	p->cc.decreased = 0;
+	p->spurious++;
+}
+
 bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 			u32 pkts)
 {
@@ -182,6 +203,7 @@ bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 		if (p->state != MROCE_PATH_PROBING || echo_ts < p->last_probe_ns)
 			return false;
 		mroce_cc_init(&p->cc, p->cc.mtu, p->cc.init_pkts);
+		p->undo = 0;
 		p->state = MROCE_PATH_ACTIVE;
 		p->credit = 0;
 		if (echo_ts <= now)
@@ -191,6 +213,7 @@ bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 	}
 	if (echo_ts <= now)
 		mroce_rtt_sample(&p->rtt, now - echo_ts);
+	path_undo(p, echo_ts);
 	path_heard(p);
 	mroce_cc_on_ecn(&p->cc, now, path_srtt(p), ce, pkts);
 	return false;
@@ -235,12 +258,27 @@ static unsigned int done_after(const struct mroce_sack *s, u32 i)
 	return n;
 }
 
-bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq)
+bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
+			 u64 now)
 {
+	unsigned int later;
+	u64 srtt;
+
 	if (!path_seq_outstanding(p, seq))
 		return false;
-	return done_after(&p->done, seq - p->done.base) >=
-	       MROCE_PATH_DUPTHRESH;
+	later = done_after(&p->done, seq - p->done.base);
+	if (later >= MROCE_PATH_DUPTHRESH)
+		return true;
+	/*
+	 * A path with few packets in flight never gets three later ones
+	 * done, and would wait for its timer, which also collapses its
+	 * window. One later packet is enough once the lost one is overdue
+	 * by a quarter RTT of reordering slack (RACK, RFC 8985).
+	 */
+	if (!later || !p->rtt.valid)
+		return false;
+	srtt = p->rtt.srtt_ns;
+	return now > sent_ns && now - sent_ns > srtt + (srtt >> 2);
 }
 
 bool mroce_path_seq_done(const struct mroce_path *p, u32 seq)
@@ -282,6 +320,13 @@ u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 {
 	u32 lost = path_outstanding(p) - mroce_sack_count(&p->done);
 
+	if (!p->timeouts) {
+		/* The first of a streak: keep what a premature one took. */
+		p->undo = 1;
+		p->undo_ts = now;
+		p->undo_cwnd = p->cc.cwnd;
+		p->undo_ssthresh = p->cc.ssthresh;
+	}
 	mroce_sack_advance(&p->done, p->snd_nxt);
 	p->inflight = 0;
 	p->losses += lost;

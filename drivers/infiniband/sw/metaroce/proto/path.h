@@ -71,6 +71,14 @@ struct mroce_path {
 	u64 tx_bytes;		/* bytes sent, statistics */
 	u32 losses;		/* packets declared lost, statistics */
 	u32 timeouts_total;	/* statistics */
+	u32 spurious;		/* timeouts undone, statistics */
+	/* Window before the first timeout of the current streak, restored
+	 * if an ACK shows that timeout was premature (section 10.4).
+	 */
+	u64 undo_ts;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
+	u8 undo;		/* undo_* are valid */
 	u16 id;			/* bhdr.path_id */
 	u8 state;		/* enum mroce_path_state */
 	u8 timeouts;		/* consecutive RTO expiries */
@@ -116,8 +124,13 @@ bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
  */
 bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
 
-/* Whether the outstanding packet @seq is presumed lost by SACK count. */
-bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq);
+/*
+ * Whether the outstanding packet @seq, sent at @sent_ns, is presumed lost
+ * at @now: MROCE_PATH_DUPTHRESH later packets of the path are done, or one
+ * is and the packet is older than srtt plus a quarter (section 10.3).
+ */
+bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
+			 u64 now);
 
 /* Whether @seq is no longer outstanding (acked or declared lost). */
 bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
