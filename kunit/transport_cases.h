@@ -469,15 +469,40 @@ static void test_tp_path_states(struct mt *t)
 	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE);
 	tp_timeout(&p[0], &now);
 	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT && p[0].timeouts == 1);
-	MT_CHECK(t, mroce_path_weight(&p[0]) > 0);
-	MT_CHECK(t, mroce_path_can_send(&p[0], TP_MTU));
+	/* A suspect path carries no data; it is probed at once. */
+	MT_CHECK(t, mroce_path_weight(&p[0]) == 0);
+	MT_CHECK(t, !mroce_path_can_send(&p[0], TP_MTU));
+	MT_CHECK(t, mroce_path_select(p, 2, TP_MTU) == 1);
+	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
+	MT_CHECK(t, mroce_path_next_event(&p[0]) == now);
+	mroce_path_on_probe_sent(&p[0], now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT && p[0].timeouts == 1);
+	MT_CHECK(t, !mroce_path_probe_due(&p[0], now + 1));
+	MT_CHECK(t, mroce_path_next_event(&p[0]) ==
+		 now + mroce_rtt_rto(&p[0].rtt));
 	/* Hearing from the path clears the suspicion and the backoff. */
 	mroce_path_on_echo(&p[0], now, now - 100 * TP_US, 0, 1);
 	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE && p[0].timeouts == 0);
 	MT_CHECK(t, p[0].rtt.backoff == 0);
 
+	/* Probes unanswered for an RTO each count as timeouts. */
 	tp_timeout(&p[0], &now);
 	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT);
+	mroce_path_on_probe_sent(&p[0], now);
+	MT_CHECK(t, p[0].timeouts == 1 && p[0].timeouts_total == 2);
+	now += mroce_rtt_rto(&p[0].rtt);
+	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
+	mroce_path_on_probe_sent(&p[0], now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT && p[0].timeouts == 2);
+	MT_CHECK(t, p[0].rtt.backoff == 2);
+	now += mroce_rtt_rto(&p[0].rtt);
+	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
+	mroce_path_on_probe_sent(&p[0], now);
+	MT_CHECK(t, p[0].state == MROCE_PATH_PROBING);
+	MT_CHECK(t, p[0].timeouts_total == 4);
+	/* Timeouts of data alone fail a path as well. */
+	tp_paths_init(p, 2, 10 * TP_MTU);
+	tp_timeout(&p[0], &now);
 	tp_timeout(&p[0], &now);
 	MT_CHECK(t, p[0].state == MROCE_PATH_SUSPECT);
 	tp_timeout(&p[0], &now);
@@ -556,15 +581,15 @@ static void test_tp_select(struct mt *t)
 	       cnt[3]);
 	MT_CHECK(t, cnt[0] == 1000 && cnt[1] == 2000);
 
-	/* Twice the RTT (slow path): half the weight. A suspect path: 1/4.
-	 * A half-marked path: 1/2. Weights 2:4:1:2 of 9.
+	/* Twice the RTT (slow path): half the weight. A suspect path:
+	 * none. A half-marked path: 1/2. Weights 2:4:0:2 of 8.
 	 */
 	tp_paths_init(p, 4, 64 * TP_MTU);
 	p[0].rtt.srtt_ns = 200 * TP_US;
 	p[2].state = MROCE_PATH_SUSPECT;
 	p[3].cc.ecn_frac = MROCE_CC_FRAC_ONE / 2;
 	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < 9000; i++) {
+	for (i = 0; i < 8000; i++) {
 		k = mroce_path_select(p, 4, TP_MTU);
 		if (k >= 0)
 			cnt[k]++;
@@ -573,7 +598,7 @@ static void test_tp_select(struct mt *t)
 	       cnt[3]);
 	MT_CHECK(t, cnt[0] >= 1990 && cnt[0] <= 2010);
 	MT_CHECK(t, cnt[1] >= 3990 && cnt[1] <= 4010);
-	MT_CHECK(t, cnt[2] >= 990 && cnt[2] <= 1010);
+	MT_CHECK(t, cnt[2] == 0);
 	MT_CHECK(t, cnt[3] >= 1990 && cnt[3] <= 2010);
 
 	/* Only paths with window to spare are picked; none: -EAGAIN. */

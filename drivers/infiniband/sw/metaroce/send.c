@@ -456,7 +456,7 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 }
 
 /*
- * Probe a failed path whose probe is due (protocol section 10.5): the
+ * Probe a suspect or failed path whose probe is due (section 10.5): the
  * oldest unacknowledged PSN again, on that path, not counted in any
  * window; its ACK, echoing the path, brings the path back. With nothing
  * outstanding a probe waits for data, unless every path is down: then
@@ -467,6 +467,7 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 	int idx = mroce_paths_probe_due(qp, now);
 	struct mroce_txpkt t;
 	u32 psn, n;
+	u8 before;
 
 	if (idx < 0)
 		return false;
@@ -485,8 +486,13 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 		mroce_read_reask(qp, &t);
 	mroce_emit(qp, psn, &t, idx, true);
 	mroce_txpkt(qp, psn)->sent_ns = t.sent_ns;
+	before = qp->paths[idx].state;
 	mroce_path_on_probe_sent(&qp->paths[idx], now);
 	mroce_count(qp->mdev, MROCE_CNT_PATH_PROBES, 1);
+	/* Its earlier probes went unanswered: SUSPECT became FAILED. */
+	if (before == MROCE_PATH_SUSPECT &&
+	    qp->paths[idx].state != MROCE_PATH_SUSPECT)
+		mroce_count(qp->mdev, MROCE_CNT_PATH_FAILED, 1);
 	trace_mroce_path(qp->ibqp.qp_num, idx, qp->paths[idx].state,
 			 qp->paths[idx].cc.cwnd, qp->paths[idx].rtt.srtt_ns);
 	if (!timer_pending(&qp->rto_timer))

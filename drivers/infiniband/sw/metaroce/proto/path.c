@@ -74,7 +74,7 @@ void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu, u32 npaths)
 
 static bool path_carries_data(const struct mroce_path *p)
 {
-	return p->state == MROCE_PATH_ACTIVE || p->state == MROCE_PATH_SUSPECT;
+	return p->state == MROCE_PATH_ACTIVE;
 }
 
 static u64 path_srtt(const struct mroce_path *p)
@@ -95,8 +95,6 @@ u64 mroce_path_weight(const struct mroce_path *p)
 	w = mroce_div_u64((u64)p->cc.cwnd << MROCE_PATH_WEIGHT_SHIFT,
 			  path_srtt(p));
 	w = (w * (MROCE_CC_FRAC_ONE - p->cc.ecn_frac)) >> 10;
-	if (p->state == MROCE_PATH_SUSPECT)
-		w >>= MROCE_PATH_SUSPECT_SHIFT;
 	return w ? w : 1;
 }
 
@@ -168,6 +166,7 @@ static void path_heard(struct mroce_path *p)
 	p->waiting = 0;
 	p->timeouts = 0;
 	p->rtt.backoff = 0;
+	p->probed = 0;
 	if (p->state == MROCE_PATH_SUSPECT)
 		p->state = MROCE_PATH_ACTIVE;
 }
@@ -196,7 +195,7 @@ static void path_undo(struct mroce_path *p, u64 echo_ts)
 bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 			u32 pkts)
 {
-	if (!path_carries_data(p)) {
+	if (p->state == MROCE_PATH_FAILED || p->state == MROCE_PATH_PROBING) {
 		/* Only the answer to a probe revives a path; an ACK still in
 		 * flight from before the failure proves nothing about now.
 		 */
@@ -316,6 +315,13 @@ u64 mroce_path_next_event(const struct mroce_path *p)
 	return path_outstanding(p) ? rto : U64_MAX;
 }
 
+static void path_fail(struct mroce_path *p, u64 now)
+{
+	p->state = MROCE_PATH_FAILED;
+	p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
+	p->credit = 0;
+}
+
 u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 {
 	u32 lost = path_outstanding(p) - mroce_sack_count(&p->done);
@@ -338,14 +344,19 @@ u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 	p->timer_start_ns = now;
 	mroce_cc_on_timeout(&p->cc, now);
 	if (p->timeouts >= MROCE_PATH_FAIL_TIMEOUTS) {
-		if (path_carries_data(p)) {
-			p->state = MROCE_PATH_FAILED;
-			p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
-			p->credit = 0;
-		}
+		if (p->state == MROCE_PATH_ACTIVE ||
+		    p->state == MROCE_PATH_SUSPECT)
+			path_fail(p, now);
 	} else if (p->timeouts >= MROCE_PATH_SUSPECT_TIMEOUTS &&
 		   p->state == MROCE_PATH_ACTIVE) {
+		/*
+		 * Data sent on a path that may be dead would pin the
+		 * connection's window for another RTO: probe it at once
+		 * instead, and let the first answer bring it back.
+		 */
 		p->state = MROCE_PATH_SUSPECT;
+		p->probed = 0;
+		p->next_probe_ns = now;
 	}
 	return lost;
 }
@@ -357,6 +368,23 @@ bool mroce_path_probe_due(const struct mroce_path *p, u64 now)
 
 void mroce_path_on_probe_sent(struct mroce_path *p, u64 now)
 {
+	if (p->state == MROCE_PATH_SUSPECT) {
+		/* The last probe went unanswered for an RTO: a timeout. */
+		if (p->probed) {
+			p->timeouts_total++;
+			p->timeouts++;
+			if (p->rtt.backoff < 31)
+				p->rtt.backoff++;
+		}
+		if (p->timeouts < MROCE_PATH_FAIL_TIMEOUTS) {
+			p->probed = 1;
+			p->last_probe_ns = now;
+			p->next_probe_ns = now + mroce_rtt_rto(&p->rtt);
+			path_wait(p, now);
+			return;
+		}
+		path_fail(p, now);
+	}
 	p->state = MROCE_PATH_PROBING;
 	p->last_probe_ns = now;
 	p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;

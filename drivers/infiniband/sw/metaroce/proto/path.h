@@ -31,8 +31,6 @@
 #define MROCE_PATH_FAIL_TIMEOUTS	3
 /* A failed path is probed this often until a probe is answered. */
 #define MROCE_PATH_PROBE_INTERVAL_NS	10000000ULL	/* 10 ms */
-/* A suspect path gets 1/4 of the selection weight it would have. */
-#define MROCE_PATH_SUSPECT_SHIFT	2
 /* Packets outstanding on one path, tracked by per-path sequence number. */
 #define MROCE_PATH_SEQ_WINDOW		METAROCE_SACK_BITS
 /* Weight scale: weight = cwnd * 2^SHIFT / srtt_ns. */
@@ -40,7 +38,7 @@
 
 enum mroce_path_state {
 	MROCE_PATH_ACTIVE	= 0,	/* carries data at full weight */
-	MROCE_PATH_SUSPECT	= 1,	/* timed out; carries data, less */
+	MROCE_PATH_SUSPECT	= 1,	/* timed out; probed, carries no data */
 	MROCE_PATH_FAILED	= 2,	/* carries no data, waits to probe */
 	MROCE_PATH_PROBING	= 3,	/* probe sent, waiting for its echo */
 };
@@ -79,6 +77,7 @@ struct mroce_path {
 	u32 undo_cwnd;
 	u32 undo_ssthresh;
 	u8 undo;		/* undo_* are valid */
+	u8 probed;		/* SUSPECT: a probe is out, unanswered */
 	u16 id;			/* bhdr.path_id */
 	u8 state;		/* enum mroce_path_state */
 	u8 timeouts;		/* consecutive RTO expiries */
