@@ -135,6 +135,8 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	trace_mroce_tx(qp->ibqp.qp_num, psn, h.opcode, h.flags, len);
 	if (!probe)
 		mroce_paths_sent(qp, t, idx, h.ts, skb->len);
+	else
+		mroce_pacer_on_send(&qp->pacer, h.ts, skb->len);
 	mroce_send_pkt(qp, skb, qp->path_sport[idx]);
 	return 0;
 }
@@ -471,6 +473,11 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 
 	if (idx < 0)
 		return false;
+	/* The receiver's rate hint covers probes too. */
+	if (!mroce_paths_pace_ok(qp, now)) {
+		qp->pace_wait = true;
+		return false;
+	}
 	if (qp->snd_una != qp->snd_psn) {
 		psn = qp->snd_una;
 		t = *mroce_txpkt(qp, psn);

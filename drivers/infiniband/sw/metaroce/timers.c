@@ -125,10 +125,17 @@ void mroce_paths_arm(struct mroce_qp *qp)
 		      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Declare lost every PSN path i still had outstanding: its RTO expired. */
+/*
+ * Path i's RTO expired: it stops tracking its PSNs, and those it sent at
+ * least one RTO ago are declared lost. Younger ones may well be queued
+ * behind the delay that fired the timer: resending them too multiplied
+ * a deep queue's spurious timeouts into a storm of duplicates. Left to
+ * the connection's timer, they are resent if no ACK comes first.
+ */
 static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now)
 {
 	struct mroce_path *p = &qp->paths[i];
+	u64 rto = mroce_rtt_rto(&p->rtt);
 	u8 before = p->state;
 	u32 psn;
 
@@ -140,7 +147,8 @@ static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now)
 		if (t->path != i)
 			continue;
 		t->path = MROCE_PATH_NONE;
-		mroce_tx_mark_lost(qp, t);
+		if (now - t->sent_ns >= rto)
+			mroce_tx_mark_lost(qp, t);
 	}
 	if (p->state != before) {
 		if (p->state == MROCE_PATH_FAILED)

@@ -160,10 +160,10 @@ static inline u32 mroce_path_outstanding(const struct mroce_path *p)
 u64 mroce_path_next_event(const struct mroce_path *p);
 
 /*
- * The path's RTO expired: every packet outstanding on it is declared lost
- * (the caller retransmits all PSNs it sent on the path that are not yet
- * acknowledged), the RTO backs off and the state machine advances.
- * Returns the number of packets declared lost.
+ * The path's RTO expired: it stops tracking every packet outstanding on
+ * it (the caller retransmits those of its PSNs sent at least one RTO ago,
+ * section 10.4), the RTO backs off and the state machine advances.
+ * Returns the number of packets it stopped tracking.
  */
 u32 mroce_path_on_timeout(struct mroce_path *p, u64 now);
 
