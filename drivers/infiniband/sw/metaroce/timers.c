@@ -100,10 +100,16 @@ void mroce_paths_arm(struct mroce_qp *qp)
 		return;
 	for (i = 0; i < qp->npaths; i++) {
 		const struct mroce_path *p = &qp->paths[i];
+		u64 ev;
 
 		/* Probes wait for data to probe with: mroce_tx_probe(). */
-		if (busy || mroce_path_outstanding(p))
-			when = min(when, mroce_path_next_event(p));
+		if (!busy && !mroce_path_outstanding(p))
+			continue;
+		ev = mroce_path_next_event(p);
+		/* ... and for the pacer, or a due one would spin this timer. */
+		if (qp->pace_wait && p->state != MROCE_PATH_ACTIVE)
+			ev = max(ev, mroce_pacer_next(&qp->pacer));
+		when = min(when, ev);
 	}
 	/*
 	 * Not "the pacer holds us now": by now it may not, and nothing
