@@ -322,6 +322,18 @@ static void path_fail(struct mroce_path *p, u64 now)
 	p->credit = 0;
 }
 
+/* One more expiry in the streak: by the path's timer or an unanswered
+ * probe of a SUSPECT path.
+ */
+static void path_count_expiry(struct mroce_path *p)
+{
+	p->timeouts_total++;
+	if (p->timeouts < 255)
+		p->timeouts++;
+	if (p->rtt.backoff < 31)
+		p->rtt.backoff++;
+}
+
 u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 {
 	u32 lost = path_outstanding(p) - mroce_sack_count(&p->done);
@@ -336,11 +348,7 @@ u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 	mroce_sack_advance(&p->done, p->snd_nxt);
 	p->inflight = 0;
 	p->losses += lost;
-	p->timeouts_total++;
-	if (p->timeouts < 255)
-		p->timeouts++;
-	if (p->rtt.backoff < 31)
-		p->rtt.backoff++;
+	path_count_expiry(p);
 	p->timer_start_ns = now;
 	mroce_cc_on_timeout(&p->cc, now);
 	if (p->timeouts >= MROCE_PATH_FAIL_TIMEOUTS) {
@@ -368,26 +376,23 @@ bool mroce_path_probe_due(const struct mroce_path *p, u64 now)
 
 void mroce_path_on_probe_sent(struct mroce_path *p, u64 now)
 {
+	u64 interval = MROCE_PATH_PROBE_INTERVAL_NS;
+
 	if (p->state == MROCE_PATH_SUSPECT) {
 		/* The last probe went unanswered for an RTO: a timeout. */
-		if (p->probed) {
-			p->timeouts_total++;
-			p->timeouts++;
-			if (p->rtt.backoff < 31)
-				p->rtt.backoff++;
-		}
+		if (p->probed)
+			path_count_expiry(p);
 		if (p->timeouts < MROCE_PATH_FAIL_TIMEOUTS) {
 			p->probed = 1;
-			p->last_probe_ns = now;
-			p->next_probe_ns = now + mroce_rtt_rto(&p->rtt);
-			path_wait(p, now);
-			return;
+			interval = mroce_rtt_rto(&p->rtt);
+		} else {
+			path_fail(p, now);
 		}
-		path_fail(p, now);
 	}
-	p->state = MROCE_PATH_PROBING;
+	if (p->state != MROCE_PATH_SUSPECT)
+		p->state = MROCE_PATH_PROBING;
 	p->last_probe_ns = now;
-	p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
+	p->next_probe_ns = now + interval;
 	path_wait(p, now);
 }
 
