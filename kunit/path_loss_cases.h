@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Transport cases for a path's loss detection and retransmission timer:
+ * SACK count and overdue rules, timeouts and their undo, forgetting a
+ * transmission. Included by transport_cases.h, whose TP_* units and
+ * includer contract apply.
+ */
+#ifndef MROCE_PATH_LOSS_CASES_H
+#define MROCE_PATH_LOSS_CASES_H
+
+static void test_tp_loss_sack(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = TP_MS;
+	u32 seq;
+
+	mroce_path_init(&p, 7, TP_MTU, 1);
+	for (seq = 0; seq < 6; seq++)
+		MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == seq);
+	MT_CHECK(t, p.inflight == 6 * TP_MTU);
+
+	/* 1 and 2 arrive: two later packets are not enough to give up 0. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 1, TP_MTU));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 2, TP_MTU));
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 2, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
+	MT_CHECK(t, p.inflight == 4 * TP_MTU);
+	/* The third later packet makes 0 lost, but not 4 (nothing later). */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 3, TP_MTU));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 4, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 3, now, now));
+	MT_CHECK(t, !mroce_path_seq_done(&p, 0));
+	mroce_path_on_lost(&p, now, 0, TP_MTU);
+	MT_CHECK(t, mroce_path_seq_done(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
+	MT_CHECK(t, p.losses == 1);
+	MT_CHECK(t, p.inflight == 2 * TP_MTU);
+	MT_CHECK(t, p.done.base == 4);
+	/* A late ack of a packet declared lost changes nothing. */
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 0, TP_MTU));
+	MT_CHECK(t, p.inflight == 2 * TP_MTU);
+	/* Sequence numbers never sent are not outstanding. */
+	MT_CHECK(t, !mroce_path_on_acked(&p, now, 6, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 100, now, now));
+
+	/* Counting spans bitmap words. */
+	mroce_path_init(&p, 0, 256, 1);
+	for (seq = 0; seq < 200; seq++)
+		(void)mroce_path_on_send(&p, now, 256);
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 70, 256));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 130, 256));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 5, now, now));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 199, 256));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 5, now, now));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 69, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 71, now, now));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 198, now, now));
+}
+
+static void test_tp_loss_timer(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 50 * TP_MS, rto;
+
+	mroce_path_init(&p, 1, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, 3 * TP_MS);	/* rto 9 ms */
+	rto = mroce_rtt_rto(&p.rtt);
+	MT_CHECK(t, rto == 9 * TP_MS);
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 10 * rto));
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now + TP_MS, TP_MTU);
+	(void)mroce_path_on_send(&p, now + 2 * TP_MS, TP_MTU);
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + rto - 1));
+	MT_CHECK(t, mroce_path_timer_expired(&p, now + rto));
+	/* An ack restarts the timer. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now + 4 * TP_MS, 0, TP_MTU));
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + rto));
+	now += 4 * TP_MS + rto;
+	MT_CHECK(t, mroce_path_timer_expired(&p, now));
+	MT_CHECK(t, mroce_path_on_timeout(&p, now) == 2);
+	MT_CHECK(t, p.inflight == 0);
+	MT_CHECK(t, p.losses == 2);
+	MT_CHECK(t, mroce_path_seq_done(&p, 1) && mroce_path_seq_done(&p, 2));
+	MT_CHECK(t, p.cc.cwnd == MROCE_CC_MIN_WND_PKTS * TP_MTU);
+	MT_CHECK(t, mroce_rtt_rto(&p.rtt) == 2 * rto);
+	MT_CHECK(t, p.state == MROCE_PATH_SUSPECT);
+	/* Nothing outstanding: no timer. */
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 100 * rto));
+	/* Sequence numbers continue after the timeout. */
+	MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == 3);
+}
+
+/*
+ * With fewer than three packets after it on its path, a lost packet is
+ * declared lost once one later packet is done and it is overdue by
+ * srtt + srtt/4, not only when the path's timer collapses the window.
+ */
+static void test_tp_loss_rack(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS;
+
+	mroce_path_init(&p, 0, TP_MTU, 1);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	/* No RTT sample yet: only the count of three applies. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now + 4 * TP_MS, 1, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now + 100 * TP_MS));
+	mroce_rtt_sample(&p.rtt, 4 * TP_MS);
+	/* srtt 4 ms: overdue after 5 ms, not at 5 ms itself. */
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now + 5 * TP_MS));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0, now, now + 5 * TP_MS + 1));
+	/* A sent time after now (a clock step) is never overdue. */
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now + 6 * TP_MS,
+					 now + 5 * TP_MS + 1));
+	/* Nothing later done on the path: not lost, however old. */
+	mroce_path_on_lost(&p, now, 0, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 2, now, now + 100 * TP_MS));
+}
+
+/*
+ * A timeout that an ACK proves premature (it answers a packet sent
+ * before the timeout) gives the path its window back; one answered only
+ * by packets sent after it keeps its collapsed window.
+ */
+static void test_tp_spurious_undo(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS, sent = now, to;
+
+	mroce_path_init(&p, 0, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, TP_MS);
+	p.cc.cwnd = 20 * TP_MTU;
+	p.cc.ssthresh = 30 * TP_MTU;
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	to = sent + mroce_rtt_rto(&p.rtt);
+	MT_CHECK(t, mroce_path_on_timeout(&p, to) == 2);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.state == MROCE_PATH_SUSPECT);
+	/* A second timeout of the streak keeps the first one's window. */
+	(void)mroce_path_on_send(&p, to, TP_MTU);
+	to += mroce_rtt_rto(&p.rtt);
+	(void)mroce_path_on_timeout(&p, to);
+	MT_CHECK(t, p.timeouts == 2 && p.cc.cwnd == TP_MTU);
+	/* The echo of a packet sent before the first timeout: undone. */
+	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == 20 * TP_MTU && p.cc.ssthresh == 30 * TP_MTU);
+	MT_CHECK(t, p.state == MROCE_PATH_ACTIVE && p.spurious == 1);
+	MT_CHECK(t, p.timeouts == 0 && p.rtt.backoff == 0);
+	/* Only the first echo after a timeout decides. */
+	p.cc.cwnd = 4 * TP_MTU;
+	mroce_path_on_echo(&p, to + 2 * TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == 4 * TP_MTU && p.spurious == 1);
+
+	/* A real timeout: the first echo answers a packet sent after it. */
+	p.cc.cwnd = 20 * TP_MTU;
+	sent = to + 3 * TP_MS;
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	to = sent + mroce_rtt_rto(&p.rtt);
+	(void)mroce_path_on_timeout(&p, to);
+	(void)mroce_path_on_send(&p, to, TP_MTU);
+	mroce_path_on_echo(&p, to + TP_MS, to, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
+	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
+}
+
+/*
+ * Forgetting a transmission retires it without a loss reaction, and the
+ * path's next timer event follows its outstanding packets and failure.
+ */
+static void test_tp_forget_events(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 5 * TP_MS;
+	u32 cwnd;
+
+	mroce_path_init(&p, 3, TP_MTU, 1);
+	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_outstanding(&p) == 2);
+	MT_CHECK(t, p.tx_pkts == 2 && p.tx_bytes == 2 * TP_MTU);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + MROCE_RTO_INIT_NS);
+	cwnd = p.cc.cwnd;
+	mroce_path_forget(&p, 0, TP_MTU);
+	MT_CHECK(t, mroce_path_seq_done(&p, 0));
+	MT_CHECK(t, p.inflight == TP_MTU && p.losses == 0);
+	MT_CHECK(t, p.cc.cwnd == cwnd && p.cc.decreases == 0);
+	/* Forgetting twice, or what was never sent, changes nothing. */
+	mroce_path_forget(&p, 0, TP_MTU);
+	mroce_path_forget(&p, 9, TP_MTU);
+	MT_CHECK(t, p.inflight == TP_MTU);
+	mroce_path_forget(&p, 1, TP_MTU);
+	MT_CHECK(t, mroce_path_outstanding(&p) == 0 && p.inflight == 0);
+	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
+
+	/* A failed path's next event is its probe, outstanding or not. */
+	while (p.state != MROCE_PATH_FAILED) {
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+		now += mroce_rtt_rto(&p.rtt);
+		MT_CHECK(t, mroce_path_next_event(&p) <= now);
+		(void)mroce_path_on_timeout(&p, now);
+	}
+	MT_CHECK(t, mroce_path_next_event(&p) ==
+		 now + MROCE_PATH_PROBE_INTERVAL_NS);
+	mroce_path_on_probe_sent(&p, now + MROCE_PATH_PROBE_INTERVAL_NS);
+	MT_CHECK(t, mroce_path_next_event(&p) ==
+		 now + 2 * MROCE_PATH_PROBE_INTERVAL_NS);
+}
+
+#endif /* MROCE_PATH_LOSS_CASES_H */
