@@ -175,6 +175,7 @@ static void test_tp_forget_events(struct mt *t)
 {
 	struct mroce_path p;
 	u64 now = 5 * TP_MS;
+	unsigned int i;
 	u32 cwnd;
 
 	mroce_path_init(&p, 3, TP_MTU, 1);
@@ -206,9 +207,28 @@ static void test_tp_forget_events(struct mt *t)
 	}
 	MT_CHECK(t, mroce_path_next_event(&p) ==
 		 now + MROCE_PATH_PROBE_INTERVAL_NS);
-	mroce_path_on_probe_sent(&p, now + MROCE_PATH_PROBE_INTERVAL_NS);
+	/* Unanswered probes back off: 10, 20, 40, 80 ms, then the cap. */
+	for (i = 0; i < 8; i++) {
+		u64 gap = MROCE_PATH_PROBE_INTERVAL_NS << i;
+
+		if (gap > MROCE_PATH_PROBE_MAX_NS)
+			gap = MROCE_PATH_PROBE_MAX_NS;
+		now = mroce_path_next_event(&p);
+		MT_CHECK(t, mroce_path_probe_due(&p, now));
+		mroce_path_on_probe_sent(&p, now);
+		MT_CHECK(t, mroce_path_next_event(&p) == now + gap);
+	}
+	/* A new failure starts the backoff again. */
+	MT_CHECK(t, mroce_path_on_echo(&p, now + TP_MS, now, 0, 1));
+	while (p.state != MROCE_PATH_FAILED) {
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+		now += mroce_rtt_rto(&p.rtt);
+		(void)mroce_path_on_timeout(&p, now);
+	}
+	now += MROCE_PATH_PROBE_INTERVAL_NS;
+	mroce_path_on_probe_sent(&p, now);
 	MT_CHECK(t, mroce_path_next_event(&p) ==
-		 now + 2 * MROCE_PATH_PROBE_INTERVAL_NS);
+		 now + MROCE_PATH_PROBE_INTERVAL_NS);
 }
 
 #endif /* MROCE_PATH_LOSS_CASES_H */

@@ -325,12 +325,17 @@ static void test_tp_path_states(struct mt *t)
 	/* An unanswered probe is repeated one interval later. */
 	now += MROCE_PATH_PROBE_INTERVAL_NS;
 	MT_CHECK(t, mroce_path_probe_due(&p[0], now));
-	probe = now;
-	mroce_path_on_probe_sent(&p[0], probe);
-	/* An echo of something sent before the probe does not revive it. */
-	MT_CHECK(t, !mroce_path_on_echo(&p[0], now + 10, probe - 1, 0, 1));
+	mroce_path_on_probe_sent(&p[0], now);
+	/* An echo of something sent before the failure does not revive it. */
+	MT_CHECK(t, !mroce_path_on_echo(&p[0], now + 10,
+					probe - MROCE_PATH_PROBE_INTERVAL_NS - 1,
+					0, 1));
 	MT_CHECK(t, p[0].state == MROCE_PATH_PROBING);
-	/* The probe's answer does, with a fresh window. */
+	/*
+	 * The first probe's answer does, with a fresh window, though a
+	 * later probe went out before it came: the route's queue is longer
+	 * than the probe interval.
+	 */
 	MT_CHECK(t, mroce_path_on_echo(&p[0], now + 50 * TP_US, probe, 0, 1));
 	MT_CHECK(t, p[0].state == MROCE_PATH_ACTIVE);
 	MT_CHECK(t, p[0].timeouts == 0);

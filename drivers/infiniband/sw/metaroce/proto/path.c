@@ -196,10 +196,14 @@ bool mroce_path_on_echo(struct mroce_path *p, u64 now, u64 echo_ts, u32 ce,
 			u32 pkts)
 {
 	if (p->state == MROCE_PATH_FAILED || p->state == MROCE_PATH_PROBING) {
-		/* Only the answer to a probe revives a path; an ACK still in
+		/*
+		 * Only the answer to a probe revives a path; an ACK still in
 		 * flight from before the failure proves nothing about now.
+		 * Any probe's answer will do, not only the last one's: on a
+		 * queue longer than the probe interval the last probe is
+		 * never the one answered.
 		 */
-		if (p->state != MROCE_PATH_PROBING || echo_ts < p->last_probe_ns)
+		if (p->state != MROCE_PATH_PROBING || echo_ts < p->fail_ns)
 			return false;
 		mroce_cc_init(&p->cc, p->cc.mtu, p->cc.init_pkts);
 		p->undo = 0;
@@ -318,6 +322,8 @@ u64 mroce_path_next_event(const struct mroce_path *p)
 static void path_fail(struct mroce_path *p, u64 now)
 {
 	p->state = MROCE_PATH_FAILED;
+	p->fail_ns = now;
+	p->probe_backoff = 0;
 	p->next_probe_ns = now + MROCE_PATH_PROBE_INTERVAL_NS;
 	p->credit = 0;
 }
@@ -374,9 +380,20 @@ bool mroce_path_probe_due(const struct mroce_path *p, u64 now)
 	return !path_carries_data(p) && now >= p->next_probe_ns;
 }
 
+/* Until the next probe of a FAILED or PROBING path. */
+static u64 path_probe_interval(struct mroce_path *p)
+{
+	u64 interval = MROCE_PATH_PROBE_INTERVAL_NS << p->probe_backoff;
+
+	if (interval >= MROCE_PATH_PROBE_MAX_NS)
+		return MROCE_PATH_PROBE_MAX_NS;
+	p->probe_backoff++;
+	return interval;
+}
+
 void mroce_path_on_probe_sent(struct mroce_path *p, u64 now)
 {
-	u64 interval = MROCE_PATH_PROBE_INTERVAL_NS;
+	u64 interval = 0;
 
 	if (p->state == MROCE_PATH_SUSPECT) {
 		/* The last probe went unanswered for an RTO: a timeout. */
@@ -389,9 +406,10 @@ void mroce_path_on_probe_sent(struct mroce_path *p, u64 now)
 			path_fail(p, now);
 		}
 	}
-	if (p->state != MROCE_PATH_SUSPECT)
+	if (p->state != MROCE_PATH_SUSPECT) {
 		p->state = MROCE_PATH_PROBING;
-	p->last_probe_ns = now;
+		interval = path_probe_interval(p);
+	}
 	p->next_probe_ns = now + interval;
 	path_wait(p, now);
 }

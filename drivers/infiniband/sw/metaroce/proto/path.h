@@ -29,8 +29,14 @@
 /* Consecutive RTO expiries without hearing from the path. */
 #define MROCE_PATH_SUSPECT_TIMEOUTS	1
 #define MROCE_PATH_FAIL_TIMEOUTS	3
-/* A failed path is probed this often until a probe is answered. */
+/*
+ * A failed path is probed after this interval, doubled for every probe
+ * that goes unanswered up to the cap: probes are full packets, and a
+ * connection with many failed paths must not flood the routes it has
+ * left. The cap bounds how long a repaired route waits to be used.
+ */
 #define MROCE_PATH_PROBE_INTERVAL_NS	10000000ULL	/* 10 ms */
+#define MROCE_PATH_PROBE_MAX_NS		100000000ULL	/* 100 ms */
 /* Packets outstanding on one path, tracked by per-path sequence number. */
 #define MROCE_PATH_SEQ_WINDOW		METAROCE_SACK_BITS
 /* Weight scale: weight = cwnd * 2^SHIFT / srtt_ns. */
@@ -62,7 +68,7 @@ struct mroce_path {
 	u32 inflight;		/* bytes sent and not acked or lost */
 	u64 timer_start_ns;	/* RTO measured from here */
 	u64 wait_start_ns;	/* first unanswered send since last heard */
-	u64 last_probe_ns;
+	u64 fail_ns;		/* when the path last became FAILED */
 	u64 next_probe_ns;
 	s64 credit;		/* smooth weighted round-robin state */
 	u64 tx_pkts;		/* packets sent, statistics */
@@ -78,6 +84,7 @@ struct mroce_path {
 	u32 undo_ssthresh;
 	u8 undo;		/* undo_* are valid */
 	u8 probed;		/* SUSPECT: a probe is out, unanswered */
+	u8 probe_backoff;	/* FAILED: probe interval doublings */
 	u16 id;			/* bhdr.path_id */
 	u8 state;		/* enum mroce_path_state */
 	u8 timeouts;		/* consecutive RTO expiries */
