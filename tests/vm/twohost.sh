@@ -57,6 +57,4 @@ arrive done
 check "peer finished" await done 120
 check "rdma link delete" rdma link delete mroce0
 check "rmmod" rmmod rdma_metaroce
-check "kernel log has no warnings" dmesg_clean
-dmesg >"$OUT/dmesg.txt"
-tap_summary
+tap_finish
