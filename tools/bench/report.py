@@ -418,7 +418,14 @@ unset multiplot
             sm.append((pts[i][0], sum(w) / len(w)))
         before = [r for t, r in sm if -3 <= t < 0]
         pre = sum(before) / len(before) if before else None
-        during = [(t, r) for t, r in sm if 0 <= t < r0 - fe]
+        # The failure lasts until the restore or until the data ran out,
+        # whichever is first: after the last data perftest only talks TCP,
+        # and ECMP may have put that connection on the failed plane.
+        end = r0 - fe
+        if pre:
+            end = min(end, max((t for t, r in pts if r > 0.05 * pre),
+                               default=end))
+        during = [(t, r) for t, r in sm if 0 <= t < end]
         dip = min((r for t, r in during), default=None)
         # Recovered: the first time, after goodput first fell under 70% of
         # before, that three samples in a row are back at >= 70%; 0 when it
@@ -445,9 +452,11 @@ unset multiplot
                  "commands failing the plane took %.2f s and restoring it %.2f s "
                  "under TCG, so time 0 is when the failure took effect: the last "
                  "time plane 1 forwarded a byte (sampled every 0.1 s), %.2f s "
-                 "into the command. rdma_rxe is absent for the reasons above." % (
+                 "into the command. The failure is judged until the restore or "
+                 "the last data, whichever is first (here %.2f s). rdma_rxe is "
+                 "absent for the reasons above." % (
                      fmt(num(self.fab["info"]["metaroce"]["0"].get("plane_rate_mbps"))),
-                     f1 - f0, r1 - r0, fe - f0), "",
+                     f1 - f0, r1 - r0, fe - f0, end), "",
                  "| before (Mbit/s) | lowest during failure | lowest / before | back to >= 70% after | transfer rc | goodput over the whole transfer |",
                  "|---|---|---|---|---|---|",
                  "| %s | %s | %s | %s | %s | %s |" % (
