@@ -220,13 +220,7 @@ static void test_tp_forget_events(struct mt *t)
 	}
 	/* A new failure starts the backoff again. */
 	MT_CHECK(t, mroce_path_on_echo(&p, now + TP_MS, now, 0, 1));
-	while (p.state != MROCE_PATH_FAILED) {
-		(void)mroce_path_on_send(&p, now, TP_MTU);
-		now += mroce_rtt_rto(&p.rtt);
-		(void)mroce_path_on_timeout(&p, now);
-	}
-	now += MROCE_PATH_PROBE_INTERVAL_NS;
-	mroce_path_on_probe_sent(&p, now);
+	tp_fail_and_probe(&p, &now);
 	MT_CHECK(t, mroce_path_next_event(&p) ==
 		 now + MROCE_PATH_PROBE_INTERVAL_NS);
 }

@@ -218,6 +218,18 @@ static void test_tp_rtt(struct mt *t)
 	MT_CHECK(t, r.valid && r.srtt_ns == 1);
 }
 
+/* Time out @p's packets until it fails, then send its first probe. */
+static void tp_fail_and_probe(struct mroce_path *p, u64 *now)
+{
+	while (p->state != MROCE_PATH_FAILED) {
+		(void)mroce_path_on_send(p, *now, TP_MTU);
+		*now += mroce_rtt_rto(&p->rtt);
+		(void)mroce_path_on_timeout(p, *now);
+	}
+	*now += MROCE_PATH_PROBE_INTERVAL_NS;
+	mroce_path_on_probe_sent(p, *now);
+}
+
 #include "path_loss_cases.h"
 
 /*
@@ -240,13 +252,7 @@ static void test_tp_init_share(struct mt *t)
 		MT_CHECK(t, p.cc.cwnd == share[i][1] * TP_MTU);
 	}
 	/* p has 64 siblings: fail it, probe it, let it answer. */
-	while (p.state != MROCE_PATH_FAILED) {
-		(void)mroce_path_on_send(&p, now, TP_MTU);
-		now += mroce_rtt_rto(&p.rtt);
-		(void)mroce_path_on_timeout(&p, now);
-	}
-	now += MROCE_PATH_PROBE_INTERVAL_NS;
-	mroce_path_on_probe_sent(&p, now);
+	tp_fail_and_probe(&p, &now);
 	MT_CHECK(t, mroce_path_on_echo(&p, now + 50 * TP_US, now, 0, 1));
 	MT_CHECK(t, p.state == MROCE_PATH_ACTIVE && p.cc.cwnd == TP_MTU);
 }
