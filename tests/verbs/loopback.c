@@ -14,6 +14,7 @@
 struct ibv_context *ctx;
 struct ibv_pd *pd;
 int gid_idx;
+int rc_rd_atomic = 4;
 enum ibv_mtu mtu;
 
 /* The IPv4 (v4-mapped) RoCEv2 GID: the one UDP/IPv4 traffic leaves by. */
@@ -70,7 +71,7 @@ int rc_connect(struct ibv_qp *qp, uint32_t dqpn, uint32_t sq_psn,
 	a.path_mtu = mtu;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 4;
+	a.max_dest_rd_atomic = rc_rd_atomic;
 	a.min_rnr_timer = o->min_rnr_timer;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
@@ -87,7 +88,7 @@ int rc_connect(struct ibv_qp *qp, uint32_t dqpn, uint32_t sq_psn,
 	a.retry_cnt = o->retry_cnt;
 	a.rnr_retry = o->rnr_retry;
 	a.sq_psn = sq_psn;
-	a.max_rd_atomic = 4;
+	a.max_rd_atomic = rc_rd_atomic;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);

@@ -40,6 +40,9 @@ struct rc_attr {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 };
 
+/* Reads in flight either way that rc_connect() asks for (4). */
+extern int rc_rd_atomic;
+
 /*
  * RESET -> INIT -> RTR -> RTS towards QP dqpn of this device (a path to
  * our own GID), sending from sq_psn and expecting rq_psn.

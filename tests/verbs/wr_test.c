@@ -586,6 +586,56 @@ out:
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cr));
 }
 
+/*
+ * Reads in flight: query_qp reports the depths the QP was given; the
+ * device's max_qp_rd_atom is accepted, one more is refused with EINVAL
+ * and leaves the QP where it was.
+ */
+static void case_rd_atomic(const struct rc_attr *ra)
+{
+	struct ibv_device_attr da;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	struct ibv_qp *q;
+	int ret, err;
+
+	ret = ibv_query_qp(qa, &a, IBV_QP_MAX_QP_RD_ATOMIC |
+			   IBV_QP_MAX_DEST_RD_ATOMIC, &ia);
+	check(!ret && a.max_rd_atomic == 4 && a.max_dest_rd_atomic == 4,
+	      "query_qp: rd_atomic depths as set (%d: %u/%u)", ret,
+	      a.max_rd_atomic, a.max_dest_rd_atomic);
+	if (ibv_query_device(ctx, &da)) {
+		check(0, "query_device (%s)", strerror(errno));
+		return;
+	}
+	check(da.max_qp_rd_atom == 128 && da.max_qp_init_rd_atom == 128,
+	      "max_qp_rd_atom and max_qp_init_rd_atom 128 (%d/%d)",
+	      da.max_qp_rd_atom, da.max_qp_init_rd_atom);
+	q = mk_qp(cqb, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	rc_rd_atomic = da.max_qp_rd_atom + 1;
+	errno = 0;
+	ret = q ? rc_connect(q, qa->qp_num, 1, 1, ra) : 0;
+	err = errno;
+	check(ret && err == EINVAL && qp_state(q) == IBV_QPS_INIT,
+	      "rd_atomic over max_qp_rd_atom: EINVAL, QP stays in INIT (%s)",
+	      strerror(err));
+	if (q)
+		ibv_destroy_qp(q);
+	q = mk_qp(cqb, IBV_QPT_RC, IBV_QP_EX_WITH_SEND);
+	rc_rd_atomic = da.max_qp_rd_atom;
+	ret = q ? rc_connect(q, qa->qp_num, 1, 1, ra) : -1;
+	if (!ret)
+		ret = ibv_query_qp(q, &a, IBV_QP_MAX_QP_RD_ATOMIC |
+				   IBV_QP_MAX_DEST_RD_ATOMIC, &ia);
+	check(!ret && a.max_rd_atomic == da.max_qp_rd_atom &&
+	      a.max_dest_rd_atomic == da.max_qp_rd_atom,
+	      "rd_atomic at max_qp_rd_atom: accepted and reported (%u/%u)",
+	      a.max_rd_atomic, a.max_dest_rd_atomic);
+	if (q)
+		ibv_destroy_qp(q);
+	rc_rd_atomic = 4;
+}
+
 int main(int argc, char **argv)
 {
 	const struct rc_attr ra = { ALL_ACCESS, 14, 7, 7, 12 };
@@ -624,6 +674,7 @@ int main(int argc, char **argv)
 	case_batch();
 	case_create();
 	case_ud();
+	case_rd_atomic(&ra);
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);

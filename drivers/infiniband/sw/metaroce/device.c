@@ -28,7 +28,6 @@
 #define MROCE_MAX_PD		0x10000
 #define MROCE_MAX_SRQ		0x4000
 #define MROCE_MAX_AH		0x10000
-#define MROCE_MAX_RD_ATOM	128
 #define MROCE_MAX_MSG_SZ	0x80000000u
 
 static ssize_t hca_type_show(struct device *device,

@@ -328,9 +328,16 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
-	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > MROCE_MAX_RD_PENDING)
-		attr->max_rd_atomic = MROCE_MAX_RD_PENDING;
+	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	     attr->max_rd_atomic > MROCE_MAX_RD_ATOM) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     attr->max_dest_rd_atomic > MROCE_MAX_RD_ATOM)) {
+		ibdev_dbg(ibqp->device, "qp %u: rd_atomic %u/%u over %u\n",
+			  ibqp->qp_num, attr->max_rd_atomic,
+			  attr->max_dest_rd_atomic, MROCE_MAX_RD_ATOM);
+		err = -EINVAL;
+		goto out;
+	}
 	if (mask & IB_QP_AV) {
 		err = mroce_set_path(qp, attr);
 		if (err)
@@ -348,6 +355,10 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_RETRY_CNT)
 		qp->retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
@@ -409,8 +420,8 @@ static int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->retry_cnt = qp->retry_cnt;
 	attr->rnr_retry = qp->rnr_retry;
 	attr->min_rnr_timer = qp->min_rnr_timer;
-	attr->max_rd_atomic = MROCE_MAX_RD_PENDING;
-	attr->max_dest_rd_atomic = MROCE_MAX_RD_PENDING;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	attr->sq_draining = qp->sq_draining;
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_recv_wr = ibqp->srq ? 0 : qp->rq_size;

@@ -29,8 +29,13 @@ struct dst_cache;
 #define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
-#define MROCE_MAX_RD_PENDING	16	/* read/atomic WQEs in flight */
-#define MROCE_RDQ_SIZE		64	/* responses queued at the responder */
+/*
+ * Reads and atomics in flight per QP, either way (max_qp_rd_atom):
+ * perftest and ULPs ask for the device maximum, and small reads are
+ * bound by how many are in flight.
+ */
+#define MROCE_MAX_RD_ATOM	128
+#define MROCE_RDQ_SIZE		MROCE_MAX_RD_ATOM	/* queued responses */
 #define MROCE_READ_CHUNK	64	/* PSNs one READ_REQ asks for */
 #define MROCE_DUPACK_THRESH	3	/* later SACKs that make a hole lost */
 #define MROCE_ACK_EVERY		8	/* ACKREQ at least every N packets */
@@ -200,6 +205,8 @@ struct mroce_qp {
 	u32 snd_msn;			/* next receive MSN to assign */
 	u32 rd_msn;			/* next read/atomic MSN to assign */
 	u32 rd_pending;			/* reads/atomics awaiting responses */
+	u8 max_rd_atomic;		/* limit of rd_pending (0: 1) */
+	u8 max_dest_rd_atomic;		/* as the peer was told, for query */
 	struct mroce_txpkt tx[MROCE_TX_WINDOW];
 	u32 lost_count;			/* packets marked lost, not resent */
 	u32 retries;			/* RTOs since progress */
@@ -217,7 +224,7 @@ struct mroce_qp {
 	u32 rx_write_bytes;		/* of the Write being completed */
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
 	u32 rdq_head, rdq_tail;
-	struct mroce_atomic_cache acache[MROCE_MAX_RD_PENDING];
+	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
 	u32 acache_next;
 	u64 last_ts;			/* peer's newest timestamp, to echo */
 	u16 last_path;

@@ -183,7 +183,7 @@ static struct mroce_atomic_cache *mroce_acache_find(struct mroce_qp *qp,
 {
 	int i;
 
-	for (i = 0; i < MROCE_MAX_RD_PENDING; i++)
+	for (i = 0; i < MROCE_MAX_RD_ATOM; i++)
 		if (qp->acache[i].valid && qp->acache[i].psn == psn)
 			return &qp->acache[i];
 	return NULL;
@@ -211,7 +211,7 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 	mroce_mr_put(mr);
 	if (err)
 		return err;
-	ac = &qp->acache[qp->acache_next++ % MROCE_MAX_RD_PENDING];
+	ac = &qp->acache[qp->acache_next++ % MROCE_MAX_RD_ATOM];
 	ac->valid = true;
 	ac->psn = h->psn;
 	ac->orig = orig;

@@ -346,7 +346,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	if (!wqe->sent) {
 		bool rd = mroce_is_rd(wqe->opcode);
 
-		if (rd && qp->rd_pending >= MROCE_MAX_RD_PENDING)
+		if (rd && qp->rd_pending >= max_t(u32, qp->max_rd_atomic, 1))
 			return false;
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->rd_pending)
 			return false;
