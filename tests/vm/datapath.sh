@@ -3,7 +3,8 @@
 # perftest and ibv_rc_pingpong unmodified, and our data-integrity tool clean
 # and under netem loss, duplication, reordering and corruption, with the
 # transport's repair counters checked. Each command is bounded by timeout;
-# perftest prints 0.00 MB/s under TCG, so runs are timed by wall clock.
+# perftest's own clock can fail under TCG, so runs are also timed by wall
+# clock.
 . "$REPO/tools/vm/guest-lib.sh"
 
 MV=$REPO/tests/tools/build/mroce-verify
@@ -60,10 +61,19 @@ perftest_sane() {
 }
 
 # perftest: sizes and counts kept small enough for TCG.
+# perftest calibrates its clock by timing the TSC against gettimeofday; under
+# TCG that fit fails now and then ("Correlation coefficient r^2: ... < 0.9"),
+# and perftest then prints 0 for every rate. Such a run says nothing about
+# the figures, so it is repeated (twice at most) before they are judged.
 pt() {
-	local name=$1 tool=$2
+	local name=$1 tool=$2 try
 	shift 2
 	check "perftest $name" pair "$name" 120 "$tool" -F -x "$g1" "$@" -- 10.11.0.1
+	for try in 1 2; do
+		grep -q "Correlation coefficient" "$OUT/$name.cli" || break
+		mv "$OUT/$name.cli" "$OUT/$name.cli.uncalibrated$try"
+		pair "$name" 120 "$tool" -F -x "$g1" "$@" -- 10.11.0.1
+	done
 	check "perftest $name: sane figures" perftest_sane "$OUT/$name.cli"
 }
 # The tracepoints fire: record the first run.
