@@ -15,7 +15,7 @@
 # BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
 # BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
 # (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
-# BENCH_PARTS (bw,lat,loss,shaped,qps)
+# BENCH_PARTS (bw,lat,loss,shaped,qps), BENCH_STACKS ("rxe metaroce")
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -36,7 +36,7 @@ TMO=${BENCH_TMO:-180}
 PARTS=${BENCH_PARTS:-bw,lat,loss,shaped,qps}
 SHAPE=${BENCH_SHAPE:-6}
 SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
-STACKS="rxe metaroce"
+STACKS=${BENCH_STACKS:-rxe metaroce}
 CSV=$OUT/bench.csv
 [ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
 MROCE_DRIVERS=$RDMAV_DRIVERS
@@ -95,11 +95,14 @@ sample_kmem() { while :; do kmem; sleep 0.2; done; }
 
 # hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
 hwc() { cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+# The MetaRoCE counters each run records: its repair work.
+HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_failed"
 
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
-	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp k0
+	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp k0 c
+	local -A c0
 	shift 6
 	port=$((19000 + step + 1))
 	dev=${stack}0
@@ -107,7 +110,9 @@ perf() {
 		sample_eth0 >"$raw/samples" &
 		sp=$!
 		k0=$(kmem)
-		[ "$stack" = metaroce ] && local p0=$(hwc tx_packets) r0=$(hwc tx_retransmits) o0=$(hwc rto_events)
+		if [ "$stack" = metaroce ]; then
+			for c in $HWC; do c0[$c]=$(hwc "$c"); done
+		fi
 		sample_kmem >"$raw/kmem" &
 		mp=$!
 	fi
@@ -140,9 +145,9 @@ perf() {
 		row "$bench" "$stack" "$x" avg_us "$avg"
 	done
 	if [ "$stack" = metaroce ]; then
-		row "$bench" "$stack" "$x" tx_packets $(($(hwc tx_packets) - p0))
-		row "$bench" "$stack" "$x" tx_retransmits $(($(hwc tx_retransmits) - r0))
-		row "$bench" "$stack" "$x" rto_events $(($(hwc rto_events) - o0))
+		for c in $HWC; do
+			row "$bench" "$stack" "$x" "$c" $(($(hwc "$c") - c0[$c]))
+		done
 	fi
 	row "$bench" "$stack" "$x" kmem_kb \
 		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
