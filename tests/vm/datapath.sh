@@ -86,7 +86,12 @@ echo >$T/trace
 for ev in mroce_qp_state mroce_tx mroce_rx mroce_ack; do
 	check "tracepoint $ev recorded" grep -q " $ev: qp " "$OUT/trace.txt"
 done
+# Each 64 KiB Read is one chunk of 64 PSNs: one READ_REQ, not one per PSN
+# as the window reopens a PSN at a time (mroce_read_waits()).
+tx0=$(counter mroce2 tx_packets)
 pt ib_read_bw ib_read_bw -s 65536 -n 200
+check "ib_read_bw: whole-chunk READ_REQs (under 600 packets for 200 Reads)" \
+	test $(($(counter mroce2 tx_packets) - tx0)) -lt 600
 pt ib_send_bw ib_send_bw -s 65536 -n 200
 pt ib_atomic_bw ib_atomic_bw -n 200
 pt ib_write_lat ib_write_lat -s 64 -n 200

@@ -147,7 +147,7 @@ static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn, u32 msn)
 
 /*
  * After PSNs were acknowledged: move snd_una, declare holes lost, retire
- * finished WQEs and let tx_work resend or send more. Lock held.
+ * finished WQEs, and resend or send more. Lock held.
  */
 static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 {
@@ -184,7 +184,7 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 	}
 	mroce_tx_complete(qp);
 	if (qp->lost_count || qp->snd_una != una || qp->sq_tx != qp->sq_head)
-		mroce_tx_kick(qp);
+		mroce_tx_now(qp);
 }
 
 /* Process an ACK or NAK from the peer. Lock held. */

@@ -294,6 +294,7 @@ int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
 void mroce_tx_kick(struct mroce_qp *qp);
+void mroce_tx_now(struct mroce_qp *qp);
 void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
 void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,

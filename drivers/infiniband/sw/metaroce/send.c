@@ -5,8 +5,9 @@
  * completion of send work requests.
  *
  * New packets, read responses and retransmissions are built by the QP's
- * tx_work in process context; ACKs and NAKs go out directly from the
- * receive softirq.
+ * tx_work in process context after a post, and directly in the receive
+ * softirq when an ACK opens the window or declares a loss (as TCP sends
+ * from its ACK processing); ACKs and NAKs go out from the softirq too.
  */
 
 #include <linux/ktime.h>
@@ -20,6 +21,7 @@
 #include "trace.h"
 
 #define MROCE_TX_BUDGET		64	/* packets per tx_work run */
+#define MROCE_TX_ACK_BUDGET	16	/* packets sent from one ACK */
 
 void mroce_tx_kick(struct mroce_qp *qp)
 {
@@ -321,6 +323,24 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 }
 
 /* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
+/*
+ * A READ_REQ asks for as many PSNs as the window has room for. Sent as
+ * each response opens one PSN of room (from the ACK path), Reads would
+ * go out as one-PSN requests; while responses are due, wait for room
+ * for a full chunk or the rest of the Read.
+ */
+static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
+{
+	u32 left;
+
+	if (wqe->opcode != IB_WR_RDMA_READ || !mroce_in_flight(qp))
+		return false;
+	left = wqe->sent ? wqe->npkts - wqe->sent :
+	       max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->mtu));
+	return MROCE_TX_WINDOW - mroce_in_flight(qp) <
+	       min_t(u32, left, MROCE_READ_CHUNK);
+}
+
 static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 {
 	struct mroce_swqe *wqe;
@@ -342,6 +362,8 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	if (qp->sq_tx == qp->sq_head)
 		return false;
 	wqe = mroce_sq_wqe(qp, qp->sq_tx);
+	if (mroce_read_waits(qp, wqe))
+		return false;
 
 	if (!wqe->sent) {
 		bool rd = mroce_is_rd(wqe->opcode);
@@ -507,15 +529,17 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 	return true;
 }
 
-void mroce_tx_work(struct work_struct *work)
+/*
+ * Send what is owed (responses, repairs, probes) and what the windows
+ * and the pacer allow, at most budget packets. Returns whether work is
+ * left for tx_work. Lock held.
+ */
+static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 {
-	struct mroce_qp *qp = container_of(work, struct mroce_qp, tx_work);
 	u32 seg = qp->mtu + METAROCE_HLEN_WRITE;
-	int budget = MROCE_TX_BUDGET;
 	bool more = false;
 	u32 psn, n;
 
-	spin_lock_bh(&qp->lock);
 	qp->pace_wait = false;
 	if (qp->state == IB_QPS_ERR) {
 		/* Answer what came before the failure, then say it failed. */
@@ -581,8 +605,30 @@ void mroce_tx_work(struct work_struct *work)
 	}
 	mroce_paths_arm(qp);
 	mroce_tx_complete(qp);
+	return more;
+}
+
+void mroce_tx_work(struct work_struct *work)
+{
+	struct mroce_qp *qp = container_of(work, struct mroce_qp, tx_work);
+	bool more;
+
+	spin_lock_bh(&qp->lock);
+	more = mroce_tx_run(qp, MROCE_TX_BUDGET);
 	spin_unlock_bh(&qp->lock);
 	if (more)
+		mroce_tx_kick(qp);
+}
+
+/*
+ * An ACK opened the window or declared a loss: send from the receive
+ * softirq, a few packets at most, and leave the rest to tx_work. Waking
+ * tx_work for every ACK cost a context switch each, and a repair waited
+ * behind it. Lock held.
+ */
+void mroce_tx_now(struct mroce_qp *qp)
+{
+	if (mroce_tx_run(qp, MROCE_TX_ACK_BUDGET))
 		mroce_tx_kick(qp);
 }
 
