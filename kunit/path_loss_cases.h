@@ -121,6 +121,49 @@ static void test_tp_loss_rack(struct mt *t)
 }
 
 /*
+ * A packet forgotten on its path (its PSN was acknowledged, but it was
+ * sent more than once, so the acknowledgment may answer another send) is
+ * no evidence against the packets sent before it on the path; one
+ * acknowledged while sent once is.
+ */
+static void test_tp_loss_ambiguous(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS;
+	u32 seq;
+
+	mroce_path_init(&p, 0, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, TP_MS);
+	for (seq = 0; seq < 5; seq++)
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+	for (seq = 1; seq < 4; seq++)
+		mroce_path_forget(&p, seq, TP_MTU);
+	MT_CHECK(t, mroce_path_seq_done(&p, 2));
+	MT_CHECK(t, p.inflight == 2 * TP_MTU);
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now + 100 * TP_MS));
+	/* 4 was delivered after 0: 0 is lost once overdue. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 4, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
+	MT_CHECK(t, mroce_path_seq_lost(&p, 0, now, now + 100 * TP_MS));
+	mroce_path_on_lost(&p, now, 0, TP_MTU);
+	MT_CHECK(t, p.done.base == 5 && p.delivered.base == 5);
+
+	/* Two forgotten and two delivered after 5: not three deliveries. */
+	for (seq = 5; seq < 10; seq++)
+		(void)mroce_path_on_send(&p, now, TP_MTU);
+	mroce_path_forget(&p, 6, TP_MTU);
+	mroce_path_forget(&p, 7, TP_MTU);
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 8, TP_MTU));
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 9, TP_MTU));
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 5, now, now));
+	/* A timeout keeps the two maps on one base. */
+	MT_CHECK(t, mroce_path_on_timeout(&p, now + 100 * TP_MS) == 1);
+	MT_CHECK(t, p.done.base == 10 && p.delivered.base == 10);
+	MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == 10);
+	MT_CHECK(t, !mroce_path_seq_lost(&p, 10, now, now + 100 * TP_MS));
+}
+
+/*
  * A timeout that an ACK proves premature (it answers a packet sent
  * before the timeout) gives the path its window back; one answered only
  * by packets sent after it keeps its collapsed window.

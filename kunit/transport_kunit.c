@@ -31,6 +31,7 @@ MT_CASE(rtt)
 MT_CASE(loss_sack)
 MT_CASE(loss_timer)
 MT_CASE(loss_rack)
+MT_CASE(loss_ambiguous)
 MT_CASE(spurious_undo)
 MT_CASE(path_states)
 MT_CASE(forget_events)
@@ -58,6 +59,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(loss_sack_case),
 	KUNIT_CASE(loss_timer_case),
 	KUNIT_CASE(loss_rack_case),
+	KUNIT_CASE(loss_ambiguous_case),
 	KUNIT_CASE(spurious_undo_case),
 	KUNIT_CASE(path_states_case),
 	KUNIT_CASE(forget_events_case),

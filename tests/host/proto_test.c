@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	test_tp_loss_sack(&t);
 	test_tp_loss_timer(&t);
 	test_tp_loss_rack(&t);
+	test_tp_loss_ambiguous(&t);
 	test_tp_spurious_undo(&t);
 	test_tp_path_states(&t);
 	test_tp_forget_events(&t);

@@ -118,8 +118,17 @@ void mroce_paths_acked(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now,
 	if (t->path == MROCE_PATH_NONE)
 		return;
 	p = &qp->paths[t->path];
-	if (mroce_path_on_acked(p, now, t->pseq, t->wire_len) && echo_pkts &&
-	    t->path == echo_path)
+	/*
+	 * A PSN sent more than once may be acknowledged for an earlier send
+	 * while its last one is still on its way: counted as delivered, it
+	 * would declare the packets sent before it on the path lost, and
+	 * their resends would do the same in turn. Its path hears of it by
+	 * the echo of the ACK it asked for.
+	 */
+	if (t->retx)
+		mroce_path_forget(p, t->pseq, t->wire_len);
+	else if (mroce_path_on_acked(p, now, t->pseq, t->wire_len) &&
+		 echo_pkts && t->path == echo_path)
 		(*echo_pkts)++;
 	t->path = MROCE_PATH_NONE;
 }

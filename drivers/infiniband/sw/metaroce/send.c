@@ -515,6 +515,9 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 		mroce_read_reask(qp, &t);
 	mroce_emit(qp, psn, &t, idx, true);
 	mroce_txpkt(qp, psn)->sent_ns = t.sent_ns;
+	/* Its ACK may now answer the probe: no evidence for its path. */
+	if ((t.flags & METAROCE_F_RETX) && mroce_txpkt(qp, psn)->retx < U8_MAX)
+		mroce_txpkt(qp, psn)->retx++;
 	before = qp->paths[idx].state;
 	mroce_path_on_probe_sent(&qp->paths[idx], now);
 	mroce_count(qp->mdev, MROCE_CNT_PATH_PROBES, 1);

@@ -68,6 +68,7 @@ void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu, u32 npaths)
 	mroce_rtt_init(&p->rtt);
 	mroce_cc_init(&p->cc, mtu, share);
 	mroce_sack_init(&p->done, 0);
+	mroce_sack_init(&p->delivered, 0);
 	p->id = id;
 	p->state = MROCE_PATH_ACTIVE;
 }
@@ -231,7 +232,7 @@ static bool path_seq_outstanding(const struct mroce_path *p, u32 seq)
 static void path_retire(struct mroce_path *p, u32 seq, u32 bytes)
 {
 	mroce_sack_set(&p->done, seq);
-	mroce_sack_pull(&p->done);
+	mroce_sack_advance(&p->delivered, mroce_sack_pull(&p->done));
 	p->inflight -= bytes < p->inflight ? bytes : p->inflight;
 }
 
@@ -239,6 +240,7 @@ bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 {
 	if (!path_seq_outstanding(p, seq))
 		return false;
+	mroce_sack_set(&p->delivered, seq);
 	path_retire(p, seq, bytes);
 	path_heard(p);
 	p->timer_start_ns = now;
@@ -246,7 +248,7 @@ bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 	return true;
 }
 
-/* Done packets sent on the path after window index i. */
+/* Delivered packets sent on the path after window index i. */
 static unsigned int done_after(const struct mroce_sack *s, u32 i)
 {
 	unsigned int k, n = 0, from = i + 1;
@@ -269,7 +271,7 @@ bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
 
 	if (!path_seq_outstanding(p, seq))
 		return false;
-	later = done_after(&p->done, seq - p->done.base);
+	later = done_after(&p->delivered, seq - p->done.base);
 	if (later >= MROCE_PATH_DUPTHRESH)
 		return true;
 	/*
@@ -352,6 +354,7 @@ u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 		p->undo_ssthresh = p->cc.ssthresh;
 	}
 	mroce_sack_advance(&p->done, p->snd_nxt);
+	mroce_sack_advance(&p->delivered, p->snd_nxt);
 	p->inflight = 0;
 	p->losses += lost;
 	path_count_expiry(p);

@@ -64,6 +64,10 @@ struct mroce_path {
 	 * is the oldest one still outstanding.
 	 */
 	struct mroce_sack done;
+	/* Those of them acked while sent once (same base): only these say
+	 * the packets before them had their chance to arrive (10.3).
+	 */
+	struct mroce_sack delivered;
 	u32 snd_nxt;		/* next per-path sequence number */
 	u32 inflight;		/* bytes sent and not acked or lost */
 	u64 timer_start_ns;	/* RTO measured from here */
@@ -143,7 +147,9 @@ bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
 
 /*
  * Stop tracking @seq without judging the path: the caller resends the PSN
- * for a reason of its own (RNR, a connection-level timeout).
+ * for a reason of its own (RNR, a connection-level timeout), or its PSN
+ * was acknowledged but was sent more than once, so the acknowledgment
+ * may answer an earlier send on another path (section 10.1).
  */
 void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes);
 
