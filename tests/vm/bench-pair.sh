@@ -229,6 +229,12 @@ for s in $STACKS; do
 			netem "$pct" "$s"
 			perf "$s" loss "$pct" "$LOSS_TMO" 1 ib_write_bw \
 				-s 65536 -n "$(iters 65536 "$LOSS_BYTES")"
+			# Both hosts: the receiver's duplicates tell spurious
+			# resends from repairs.
+			if [ "$s" = metaroce ]; then
+				grep -H . "/sys/class/infiniband/$dev/ports/1/hw_counters/"* \
+					>"$OUT/hwc-loss-$pct.txt"
+			fi
 		done
 		netem 0 "$s-end"
 	fi
