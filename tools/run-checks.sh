@@ -59,6 +59,7 @@ step checkpatch tools/checkpatch.sh
 step sparse make -s KDIR="$kdir" C=2 modules && step sparse-clean no_warnings "$logs/sparse.log"
 step provider make -s provider && step provider-abi make -s -C userspace-provider check-abi
 step test-programs sh -c "make -s -C tests/verbs && make -s -C tests/tools"
+step guest-lib-dmesg tests/host/guest-lib-test.sh
 make -s -C tests/host check >"$logs/host.log" 2>&1
 hp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logs/host.log" | tail -1)
 hf=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$logs/host.log" | tail -1)
