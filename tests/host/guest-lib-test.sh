@@ -6,7 +6,8 @@
 set -u
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-export REPO=$(cd "$(dirname "$0")/../.." && pwd) KDIR=/nonexistent OUT=$dir MROCE_KMSG=/dev/null
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+export REPO KDIR=/nonexistent OUT=$dir MROCE_KMSG=/dev/null
 log=$dir/log
 dmesg() { cat "$log"; [ "${1:-}" = -c ] && : >"$log"; return 0; }
 printf '[    1.5] BUG: KASAN: wild-memory-access in rcu_is_watching\n[    1.6] x\n' >"$log"
