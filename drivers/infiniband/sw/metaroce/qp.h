@@ -273,6 +273,12 @@ static inline u32 mroce_in_flight(struct mroce_qp *qp)
 	return qp->snd_psn - qp->snd_una;
 }
 
+/* PSNs a message of len bytes takes: one per MTU, at least one. */
+static inline u32 mroce_msg_pkts(const struct mroce_qp *qp, u32 len)
+{
+	return max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+}
+
 static inline bool mroce_is_rd(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_RDMA_READ ||

@@ -322,7 +322,6 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	first->flags |= METAROCE_F_ACKREQ;
 }
 
-/* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
 /*
  * A READ_REQ asks for as many PSNs as the window has room for. Sent as
  * each response opens one PSN of room (from the ACK path), Reads would
@@ -336,11 +335,12 @@ static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
 	if (wqe->opcode != IB_WR_RDMA_READ || !mroce_in_flight(qp))
 		return false;
 	left = wqe->sent ? wqe->npkts - wqe->sent :
-	       max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->mtu));
+	       mroce_msg_pkts(qp, wqe->length);
 	return MROCE_TX_WINDOW - mroce_in_flight(qp) <
 	       min_t(u32, left, MROCE_READ_CHUNK);
 }
 
+/* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
 static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 {
 	struct mroce_swqe *wqe;
@@ -375,7 +375,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 		wqe->first_psn = qp->snd_psn;
 		wqe->npkts = wqe->opcode == IB_WR_RDMA_READ ||
 			     !mroce_is_rd(wqe->opcode) ?
-			     max_t(u32, 1, DIV_ROUND_UP(wqe->length, qp->mtu)) :
+			     mroce_msg_pkts(qp, wqe->length) :
 			     1;
 		if (rd) {
 			wqe->msn = qp->rd_msn++;
