@@ -182,9 +182,11 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 			 !t->retx && later >= MROCE_DUPACK_THRESH)
 			mroce_tx_mark_lost(qp, t);
 	}
-	mroce_tx_complete(qp);
+	/* mroce_tx_now() completes what is finished once it has sent. */
 	if (qp->lost_count || qp->snd_una != una || qp->sq_tx != qp->sq_head)
 		mroce_tx_now(qp);
+	else
+		mroce_tx_complete(qp);
 }
 
 /* Process an ACK or NAK from the peer. Lock held. */
