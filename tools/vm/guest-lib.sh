@@ -271,23 +271,23 @@ _dmesg_bad="WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|po
 # _dmesg_all: the whole kernel log, with what dmesg_clear took of it.
 _dmesg_all() { cat "$OUT/dmesg-cleared.txt" 2>/dev/null; dmesg; }
 
-# _after_mark: the lines after the start mark (all of them if the mark was
-# lost: then nothing is known to be the boot's).
-_after_mark() {
-	awk -v m="$_dmesg_mark" 'found { print; next }
+# _dmesg_part boot|test: the kernel log before the start mark, or after
+# it. If the mark was lost nothing is known to be the boot's: the whole
+# log is the test's.
+_dmesg_part() {
+	_dmesg_all | awk -v m="$_dmesg_mark" -v boot=$([ "$1" = boot ] && echo 1 || echo 0) '
+		found { if (!boot) print; next }
 		index($0, m) { found = 1; next }
 		{ pre[n++] = $0 }
-		END { if (!found) for (i = 0; i < n; i++) print pre[i] }'
+		END { if (found == boot) for (i = 0; i < n; i++) print pre[i] }'
 }
 
 # _boot_reports: a kernel report from before the start mark is kept in
 # $OUT/dmesg-boot-reports.txt and noted in the TAP file, not failed: no
 # test step had run.
 _boot_reports() {
-	_dmesg_all | awk -v m="$_dmesg_mark" 'index($0, m) { found = 1; exit }
-		{ pre[n++] = $0 }
-		END { if (found) for (i = 0; i < n; i++) print pre[i] }' |
-		grep -E -A6 "$_dmesg_bad" >"$OUT/dmesg-boot-reports.txt" || return 0
+	_dmesg_part boot | grep -E -A6 "$_dmesg_bad" \
+		>"$OUT/dmesg-boot-reports.txt" || return 0
 	echo "# note: the boot log, before any test step, has a kernel report: $(head -1 "$OUT/dmesg-boot-reports.txt")" >>"$TAP"
 }
 
@@ -298,7 +298,7 @@ _boot_reports() {
 dmesg_clean() {
 	local bad
 	_boot_reports
-	bad=$(_dmesg_all | _after_mark | grep -E -A6 "$_dmesg_bad")
+	bad=$(_dmesg_part test | grep -E -A6 "$_dmesg_bad")
 	[ -z "$bad" ] && return 0
 	echo "$bad"
 	echo "$bad" | head -40 >"$_tap_diag"
