@@ -94,7 +94,8 @@ kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo;
 sample_kmem() { while :; do kmem; sleep 0.2; done; }
 
 # hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
-hwc() { cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
+hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
 HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_failed"
 
@@ -232,8 +233,7 @@ for s in $STACKS; do
 			# Both hosts: the receiver's duplicates tell spurious
 			# resends from repairs.
 			if [ "$s" = metaroce ]; then
-				grep -H . "/sys/class/infiniband/$dev/ports/1/hw_counters/"* \
-					>"$OUT/hwc-loss-$pct.txt"
+				grep -H . "$(hwc_dir)"/* >"$OUT/hwc-loss-$pct.txt"
 			fi
 		done
 		netem 0 "$s-end"
