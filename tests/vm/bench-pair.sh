@@ -15,7 +15,9 @@
 # BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
 # BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
 # (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
-# BENCH_PARTS (bw,lat,loss,shaped,qps), BENCH_STACKS ("rxe metaroce")
+# BENCH_PARTS (bw,lat,loss,shaped,qps), BENCH_STACKS ("rxe metaroce"),
+# BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
+# `rdma res show qp -dd`, kept in raw/; unset: none)
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -37,6 +39,7 @@ PARTS=${BENCH_PARTS:-bw,lat,loss,shaped,qps}
 SHAPE=${BENCH_SHAPE:-6}
 SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
 STACKS=${BENCH_STACKS:-rxe metaroce}
+RES=${BENCH_RES:-}
 CSV=$OUT/bench.csv
 [ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
 MROCE_DRIVERS=$RDMAV_DRIVERS
@@ -93,6 +96,16 @@ goodput() {
 kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
 sample_kmem() { while :; do kmem; sleep 0.2; done; }
 
+# sample_res SECS: the QPs' path state (windows, in flight, RTT) with a
+# timestamp, every SECS seconds: what limited a run.
+sample_res() {
+	while :; do
+		echo "@ $EPOCHREALTIME"
+		rdma res show qp -dd 2>&1 | grep -v 'qpn 1 '
+		sleep "$1"
+	done
+}
+
 # hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
 hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
 hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
@@ -102,11 +115,15 @@ HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_s
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
-	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp k0 c
+	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp rp='' k0 c
 	local -A c0
 	shift 6
 	port=$((19000 + step + 1))
 	dev=${stack}0
+	if [ -n "$RES" ] && [ "$stack" = metaroce ]; then
+		sample_res "$RES" >"$raw/res-$bench-$x.$me.txt" &
+		rp=$!
+	fi
 	if [ "$me" = b ]; then
 		sample_eth0 >"$raw/samples" &
 		sp=$!
@@ -120,6 +137,7 @@ perf() {
 	local P=(-d "$dev" -x "${GID[$stack]}" -F -p "$port" --report_gbits)
 	pair "$bench-$stack-$x" "$tmo" "tcp:$port" "$mult" \
 		"$tool" "${P[@]}" "$@" -- "$tool" "${P[@]}" "$@" "$srv_ip"
+	[ -n "$rp" ] && { kill "$rp"; wait "$rp"; } 2>/dev/null
 	[ "$me" = b ] || return 0
 	kill $sp $mp 2>/dev/null
 	wait $sp $mp 2>/dev/null
