@@ -96,11 +96,13 @@ goodput() {
 kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
 sample_kmem() { while :; do kmem; sleep 0.2; done; }
 
-# sample_res SECS: the QPs' path state (windows, in flight, RTT) with a
+# sample_res SECS: the QPs' path state (windows, in flight, RTT) and
+# eth0's queue (its drops are losses the wire never saw) with a
 # timestamp, every SECS seconds: what limited a run.
 sample_res() {
 	while :; do
 		echo "@ $EPOCHREALTIME"
+		tc -s qdisc show dev eth0 | grep -m1 dropped
 		rdma res show qp -dd 2>&1 | grep -v 'qpn 1 '
 		sleep "$1"
 	done
