@@ -112,7 +112,7 @@ sample_res() {
 hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
 hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
-HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_failed"
+HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed"
 
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
