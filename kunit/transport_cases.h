@@ -68,11 +68,23 @@ static void test_tp_cc_window(struct mt *t)
 	}
 	MT_CHECK(t, cc.cwnd == MROCE_CC_MIN_WND_PKTS * TP_MTU);
 	MT_CHECK(t, cc.decreases == 10);
-	/* Halving an odd window rounds the decrease down. */
+	/* A loss with marks seen halves; an odd window rounds down. */
 	mroce_cc_init(&cc, 1000, 0);
 	cc.cwnd = 5001;
-	mroce_cc_on_loss(&cc, 0, 100 * TP_US);
-	MT_CHECK(t, cc.cwnd == 2501);
+	cc.ecn_frac = 1;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 2501 && cc.ssthresh == 2501);
+	/* A loss on a path with no marks costs an eighth. */
+	mroce_cc_init(&cc, 1000, 0);
+	cc.cwnd = 8001;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 7001 && cc.ssthresh == 7001);
+	/* ... still once per RTT, and never below one MTU. */
+	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US - 1, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 7001);
+	cc.cwnd = 1000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 1000);
 	/* Timeout: minimum window, ssthresh at half the old window. */
 	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.cwnd = 40 * TP_MTU;
@@ -165,12 +177,18 @@ static void test_tp_only_marked_path(struct mt *t)
 	MT_CHECK(t, p[1].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[2].cc.ecn_frac > 0 && p[0].cc.ecn_frac == 0);
-	/* A loss detected on path 1 shrinks only path 1. */
+	/* A loss detected on path 1 shrinks only path 1, by an eighth as
+	 * path 1 saw no marks; the marked path 2 halves on a loss.
+	 */
 	(void)mroce_path_on_send(&p[1], now, TP_MTU);
 	mroce_path_on_lost(&p[1], now, 0, TP_MTU);
-	MT_CHECK(t, p[1].cc.cwnd == 32 * TP_MTU);
+	MT_CHECK(t, p[1].cc.cwnd == 56 * TP_MTU);
 	MT_CHECK(t, p[0].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
+	now += 200 * TP_US;
+	(void)mroce_path_on_send(&p[2], now, TP_MTU);
+	mroce_path_on_lost(&p[2], now, 0, TP_MTU);
+	MT_CHECK(t, p[2].cc.cwnd == 16 * TP_MTU);
 }
 
 static void test_tp_rtt(struct mt *t)
@@ -348,6 +366,74 @@ static void test_tp_path_states(struct mt *t)
 	MT_CHECK(t, p[0].cc.cwnd == MROCE_CC_INIT_WND_PKTS * TP_MTU);
 	MT_CHECK(t, mroce_path_can_send(&p[0], TP_MTU));
 	MT_CHECK(t, mroce_path_weight(&p[0]) > 0);
+}
+
+/*
+ * A timeout is the path's own only when something sent after its oldest
+ * packet was acknowledged, or no other path is waiting either.
+ */
+static void test_tp_silent_together(struct mt *t)
+{
+	/* Static: four paths are too big for a KASAN kernel's stack frame. */
+	static struct mroce_path p[3];
+	u64 now = 10 * TP_MS, rto;
+	unsigned int i;
+
+	tp_paths_init(p, 3, 64 * TP_MTU);
+	for (i = 0; i < 3; i++)
+		(void)mroce_path_on_send(&p[i], now + i, TP_MTU);
+	/* Nothing sent after path 0's packet was acknowledged: a stall. */
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0));
+	/* Path 2's later packet arrived: path 0's packet is late. */
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2));
+	/* No other busy path to compare with: the path's own silence. */
+	tp_paths_init(p, 3, 64 * TP_MTU);
+	(void)mroce_path_on_send(&p[0], now, TP_MTU);
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0));
+	/* A busy path that is not ACTIVE does not count either. */
+	(void)mroce_path_on_send(&p[1], now + 1, TP_MTU);
+	p[1].state = MROCE_PATH_SUSPECT;
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0));
+	p[1].state = MROCE_PATH_ACTIVE;
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0));
+	/* A restart gives another, doubled RTO. */
+	rto = mroce_rtt_rto(&p[0].rtt);
+	mroce_path_timer_restart(&p[0], now + rto);
+	MT_CHECK(t, !mroce_path_timer_expired(&p[0], now + 2 * rto));
+	MT_CHECK(t, mroce_path_timer_expired(&p[0], now + 3 * rto));
+	/* ... until the path is heard again. */
+	MT_CHECK(t, mroce_path_on_acked(&p[0], now + 3 * rto, 0, TP_MTU));
+	MT_CHECK(t, mroce_rtt_rto(&p[0].rtt) == rto);
+}
+
+/* The packet after which no path can send must ask for an ACK. */
+static void test_tp_full_after(struct mt *t)
+{
+	/* Static: four paths are too big for a KASAN kernel's stack frame. */
+	static struct mroce_path p[4];
+	unsigned int i;
+
+	/* Two paths of two packets each, both with one in flight. */
+	tp_paths_init(p, 2, 2 * TP_MTU);
+	for (i = 0; i < 2; i++)
+		(void)mroce_path_on_send(&p[i], 0, TP_MTU);
+	/* Path 0 sends its second: path 1 still has room. */
+	MT_CHECK(t, !mroce_paths_full_after(p, 2, 0, TP_MTU));
+	(void)mroce_path_on_send(&p[0], 0, TP_MTU);
+	/* Path 1 sends its second: now nobody has room. */
+	MT_CHECK(t, mroce_paths_full_after(p, 2, 1, TP_MTU));
+	/* A path that is not carrying data does not count as room. */
+	tp_paths_init(p, 2, 2 * TP_MTU);
+	p[1].state = MROCE_PATH_SUSPECT;
+	(void)mroce_path_on_send(&p[0], 0, TP_MTU);
+	MT_CHECK(t, mroce_paths_full_after(p, 2, 0, TP_MTU));
+	/* A large window has room after one more packet. */
+	tp_paths_init(p, 1, 64 * TP_MTU);
+	MT_CHECK(t, !mroce_paths_full_after(p, 1, 0, TP_MTU));
+	/* A one-packet window is full after its one packet. */
+	tp_paths_init(p, 1, TP_MTU);
+	MT_CHECK(t, mroce_paths_full_after(p, 1, 0, TP_MTU));
 }
 
 static void test_tp_select(struct mt *t)

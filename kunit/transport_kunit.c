@@ -36,6 +36,8 @@ MT_CASE(spurious_undo)
 MT_CASE(path_states)
 MT_CASE(forget_events)
 MT_CASE(init_share)
+MT_CASE(full_after)
+MT_CASE(silent_together)
 MT_CASE(select)
 MT_CASE(all_silent)
 MT_CASE(ratehint)
@@ -64,6 +66,8 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(path_states_case),
 	KUNIT_CASE(forget_events_case),
 	KUNIT_CASE(init_share_case),
+	KUNIT_CASE(full_after_case),
+	KUNIT_CASE(silent_together_case),
 	KUNIT_CASE(select_case),
 	KUNIT_CASE(all_silent_case),
 	{}

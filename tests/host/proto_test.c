@@ -84,6 +84,8 @@ int main(int argc, char **argv)
 	test_tp_path_states(&t);
 	test_tp_forget_events(&t);
 	test_tp_init_share(&t);
+	test_tp_full_after(&t);
+	test_tp_silent_together(&t);
 	test_tp_select(&t);
 	test_tp_all_silent(&t);
 	test_tp_ratehint(&t);

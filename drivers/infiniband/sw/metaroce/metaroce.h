@@ -51,6 +51,7 @@ enum mroce_counter {
 	MROCE_CNT_PATH_PROBES,		/* probes of failed paths */
 	MROCE_CNT_PATH_RECOVERED,	/* failed paths back in use */
 	MROCE_CNT_PATH_RTO_SPURIOUS,	/* path timeouts undone (Eifel) */
+	MROCE_CNT_PATH_RTO_DEFERRED,	/* expiries while every path was silent */
 	MROCE_CNT_ECN_CE_RX,		/* CE-marked packets received */
 	MROCE_CNT_ECN_ECHOED,		/* CE marks the peer echoed to us */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */

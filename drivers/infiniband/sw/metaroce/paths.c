@@ -125,11 +125,14 @@ void mroce_paths_acked(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now,
 	 * their resends would do the same in turn. Its path hears of it by
 	 * the echo of the ACK it asked for.
 	 */
-	if (t->retx)
+	if (t->retx) {
 		mroce_path_forget(p, t->pseq, t->wire_len);
-	else if (mroce_path_on_acked(p, now, t->pseq, t->wire_len) &&
-		 echo_pkts && t->path == echo_path)
-		(*echo_pkts)++;
+	} else {
+		if (mroce_path_on_acked(p, now, t->pseq, t->wire_len) &&
+		    echo_pkts && t->path == echo_path)
+			(*echo_pkts)++;
+		qp->acked_sent_ns = max(qp->acked_sent_ns, t->sent_ns);
+	}
 	t->path = MROCE_PATH_NONE;
 }
 
@@ -230,6 +233,17 @@ bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes)
 
 	mroce_pacer_on_send(&p, now, bytes);
 	return !mroce_pacer_may_send(&p, now);
+}
+
+/*
+ * Whether the sender stalls once path idx has sent @bytes more: the
+ * connection's window or every path's is full. Only an ACK reopens them,
+ * so that packet must ask for one.
+ */
+bool mroce_paths_stall_after(struct mroce_qp *qp, int idx, u32 bytes)
+{
+	return mroce_in_flight(qp) >= MROCE_TX_WINDOW ||
+	       mroce_paths_full_after(qp->paths, qp->npaths, idx, bytes);
 }
 
 /* The route cache of the path sending from UDP port sport, if one does. */

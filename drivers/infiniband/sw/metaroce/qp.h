@@ -213,6 +213,9 @@ struct mroce_qp {
 	u32 rnr_retries;
 	u64 rnr_until_ns;
 	u32 pkts_since_ackreq;
+	u32 ackreq_psn;			/* last PSN sent with ACKREQ */
+	u64 acked_sent_ns;		/* latest send acknowledged (sent once) */
+	bool ackreq_sent;
 	bool pace_wait;			/* tx_work stopped for the pacer */
 	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
 	struct mroce_rtt rtt;
@@ -333,6 +336,7 @@ int mroce_paths_probe_due(struct mroce_qp *qp, u64 now);
 bool mroce_paths_any_up(struct mroce_qp *qp);
 bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);
 bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes);
+bool mroce_paths_stall_after(struct mroce_qp *qp, int idx, u32 bytes);
 u16 mroce_paths_resp_sport(struct mroce_qp *qp);
 u16 mroce_paths_ack_sport(struct mroce_qp *qp, u16 path_id);
 struct dst_cache *mroce_paths_dst(struct mroce_qp *qp, u16 sport);

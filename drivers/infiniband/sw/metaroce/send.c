@@ -533,6 +533,19 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 }
 
 /*
+ * Whether a packet that asked for an ACK is still unanswered: its ACK
+ * will reopen the windows, so a stall needs no request of its own.
+ * Asking at every stall of a full window cost an ACK per packet.
+ */
+static bool mroce_ackreq_unanswered(struct mroce_qp *qp)
+{
+	return qp->ackreq_sent &&
+	       mroce_psn_in_window(qp->ackreq_psn, qp->snd_una,
+				   mroce_in_flight(qp)) &&
+	       !mroce_txpkt(qp, qp->ackreq_psn)->acked;
+}
+
+/*
  * Send what is owed (responses, repairs, probes) and what the windows
  * and the pacer allow, at most budget packets. Returns whether work is
  * left for tx_work. Lock held.
@@ -591,9 +604,15 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 			break;
 
 		if (++qp->pkts_since_ackreq >= MROCE_ACK_EVERY ||
-		    mroce_paths_pace_gap(qp, now, seg)) {
+		    mroce_paths_pace_gap(qp, now, seg) ||
+		    (!mroce_ackreq_unanswered(qp) &&
+		     mroce_paths_stall_after(qp, idx, seg))) {
 			mroce_txpkt(qp, psn)->flags |= METAROCE_F_ACKREQ;
 			qp->pkts_since_ackreq = 0;
+		}
+		if (mroce_txpkt(qp, psn)->flags & METAROCE_F_ACKREQ) {
+			qp->ackreq_psn = psn;
+			qp->ackreq_sent = true;
 		}
 		if (mroce_emit(qp, psn, mroce_txpkt(qp, psn), idx, false) ==
 		    -EINVAL) {

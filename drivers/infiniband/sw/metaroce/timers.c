@@ -9,7 +9,8 @@
  *   against retry_cnt: this is what fails a connection whose every path
  *   is dead.
  * path_timer (hrtimer, soft): fires at the earliest of the paths' own
- *   retransmission timeouts (protocol section 10.4), the next probe of a
+ *   retransmission timeouts (protocol section 10.4; one that finds every
+ *   busy path silent restarts instead), the next probe of a
  *   failed path while data is outstanding (10.5), and the pacer's next
  *   send time while it holds packets back (11.2).
  */
@@ -164,10 +165,21 @@ static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now)
 	}
 }
 
+/* When path i's oldest outstanding packet was sent. */
+static u64 mroce_path_oldest_sent(struct mroce_qp *qp, unsigned int i)
+{
+	u32 psn;
+
+	for (psn = qp->snd_una; psn != qp->snd_psn; psn++)
+		if (mroce_txpkt(qp, psn)->path == i)
+			return mroce_txpkt(qp, psn)->sent_ns;
+	return 0;
+}
+
 enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 {
 	struct mroce_qp *qp = container_of(timer, struct mroce_qp, path_timer);
-	bool kick = false;
+	bool kick = false, probed = false;
 	unsigned int i;
 	u64 now;
 
@@ -176,10 +188,31 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 		goto out;
 	now = ktime_get_ns();
 	for (i = 0; i < qp->npaths; i++) {
-		if (mroce_path_timer_expired(&qp->paths[i], now)) {
-			mroce_path_timeout(qp, i, now);
-			kick = true;
+		if (!mroce_path_timer_expired(&qp->paths[i], now))
+			continue;
+		/*
+		 * Every busy path silent at once is the peer or this host
+		 * stalling (a descheduled VM, a softirq run late), or a lost
+		 * tail: not a route. Resending and shrinking every path for
+		 * it cost more than the stall. The oldest PSN goes again,
+		 * once: its ACK tells a lost tail from a stall. The
+		 * connection's timer covers a peer that never answers again.
+		 */
+		if (mroce_paths_silent_together(qp->paths, qp->npaths, i,
+						mroce_path_oldest_sent(qp, i),
+						qp->acked_sent_ns)) {
+			mroce_path_timer_restart(&qp->paths[i], now);
+			mroce_count(qp->mdev, MROCE_CNT_PATH_RTO_DEFERRED, 1);
+			if (!probed) {
+				mroce_tx_mark_lost(qp,
+						   mroce_txpkt(qp, qp->snd_una));
+				probed = true;
+				kick = true;
+			}
+			continue;
 		}
+		mroce_path_timeout(qp, i, now);
+		kick = true;
 	}
 	if (mroce_paths_probe_due(qp, now) >= 0 || qp->lost_count ||
 	    (qp->pace_wait && mroce_pacer_may_send(&qp->pacer, now)))

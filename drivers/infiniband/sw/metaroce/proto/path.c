@@ -139,6 +139,29 @@ int mroce_path_select(struct mroce_path *paths, unsigned int n, u32 bytes)
 	return best;
 }
 
+bool mroce_paths_full_after(const struct mroce_path *paths, unsigned int n,
+			    unsigned int idx, u32 bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct mroce_path *p = &paths[i];
+		u32 out = path_outstanding(p);
+		u64 inflight = p->inflight;
+
+		if (i == idx) {
+			out++;
+			inflight += bytes;
+		}
+		/* As mroce_path_can_send(), after idx's packet. */
+		if (!path_carries_data(p) || out >= MROCE_PATH_SEQ_WINDOW)
+			continue;
+		if (!inflight || inflight + bytes <= p->cc.cwnd)
+			return false;
+	}
+	return true;
+}
+
 static void path_wait(struct mroce_path *p, u64 now)
 {
 	if (!p->waiting) {
@@ -310,6 +333,30 @@ bool mroce_path_timer_expired(const struct mroce_path *p, u64 now)
 {
 	return path_outstanding(p) &&
 	       now - p->timer_start_ns >= mroce_rtt_rto(&p->rtt);
+}
+
+bool mroce_paths_silent_together(const struct mroce_path *paths,
+				 unsigned int n, unsigned int idx,
+				 u64 oldest_sent_ns, u64 acked_sent_ns)
+{
+	unsigned int i;
+
+	/* Something sent after it arrived: the path's packet is late. */
+	if (acked_sent_ns > oldest_sent_ns)
+		return false;
+	for (i = 0; i < n; i++)
+		if (i != idx && path_carries_data(&paths[i]) &&
+		    path_outstanding(&paths[i]))
+			return true;
+	return false;
+}
+
+void mroce_path_timer_restart(struct mroce_path *p, u64 now)
+{
+	/* Backed off as a timeout would be, until the path is heard. */
+	if (p->rtt.backoff < 31)
+		p->rtt.backoff++;
+	p->timer_start_ns = now;
 }
 
 u64 mroce_path_next_event(const struct mroce_path *p)

@@ -114,6 +114,13 @@ bool mroce_path_can_send(const struct mroce_path *p, u32 bytes);
  * when no path has window to spare.
  */
 int mroce_path_select(struct mroce_path *paths, unsigned int n, u32 bytes);
+/*
+ * Whether, once path idx has sent @bytes more, no path has window for
+ * another @bytes: the packet sent last before such a stall must ask for
+ * an ACK, or its path hears nothing and times out.
+ */
+bool mroce_paths_full_after(const struct mroce_path *paths, unsigned int n,
+			    unsigned int idx, u32 bytes);
 
 /* Account a data packet sent on the path; returns its path sequence
  * number, which the caller keeps with the PSN.
@@ -157,6 +164,21 @@ void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes);
 void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
 
 bool mroce_path_timer_expired(const struct mroce_path *p, u64 now);
+
+/*
+ * Whether path idx's silence is the connection's: another path also has
+ * packets outstanding, and no packet sent after idx's oldest outstanding
+ * one (sent at @oldest_sent_ns) has been acknowledged on any path (the
+ * latest send time acknowledged is @acked_sent_ns). A peer or host that
+ * stalls silences every path at once; a broken route only its own, while
+ * the others deliver what was sent after.
+ */
+bool mroce_paths_silent_together(const struct mroce_path *paths,
+				 unsigned int n, unsigned int idx,
+				 u64 oldest_sent_ns, u64 acked_sent_ns);
+
+/* Give the path another, doubled RTO: its silence was not its own. */
+void mroce_path_timer_restart(struct mroce_path *p, u64 now);
 
 /* Packets sent on the path and neither acknowledged nor declared lost. */
 static inline u32 mroce_path_outstanding(const struct mroce_path *p)
