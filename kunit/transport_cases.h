@@ -74,16 +74,27 @@ static void test_tp_cc_window(struct mt *t)
 	cc.ecn_frac = 1;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 2501 && cc.ssthresh == 2501);
-	/* A loss on a path with no marks costs an eighth. */
+	/* ... and with marks, down to one MTU. */
+	cc.cwnd = 3000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 1500);
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 200 * TP_US, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 1000);
+	/* A loss on a path with no marks halves too, but not below two
+	 * MTUs, still once per RTT ...
+	 */
 	mroce_cc_init(&cc, 1000, 0);
 	cc.cwnd = 8001;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
-	MT_CHECK(t, cc.cwnd == 7001 && cc.ssthresh == 7001);
-	/* ... still once per RTT, and never below one MTU. */
+	MT_CHECK(t, cc.cwnd == 4001 && cc.ssthresh == 4001);
 	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US - 1, 100 * TP_US));
-	MT_CHECK(t, cc.cwnd == 7001);
-	cc.cwnd = 1000;
+	MT_CHECK(t, cc.cwnd == 4001);
+	cc.cwnd = 3000;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == MROCE_CC_LOSS_MIN_PKTS * 1000);
+	/* ... and a smaller window does not grow. */
+	cc.cwnd = 1000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 200 * TP_US, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 1000);
 	/* Timeout: minimum window, ssthresh at half the old window. */
 	mroce_cc_init(&cc, TP_MTU, 0);
@@ -177,12 +188,10 @@ static void test_tp_only_marked_path(struct mt *t)
 	MT_CHECK(t, p[1].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[2].cc.ecn_frac > 0 && p[0].cc.ecn_frac == 0);
-	/* A loss detected on path 1 shrinks only path 1, by an eighth as
-	 * path 1 saw no marks; the marked path 2 halves on a loss.
-	 */
+	/* A loss detected on path 1 shrinks only path 1. */
 	(void)mroce_path_on_send(&p[1], now, TP_MTU);
 	mroce_path_on_lost(&p[1], now, 0, TP_MTU);
-	MT_CHECK(t, p[1].cc.cwnd == 56 * TP_MTU);
+	MT_CHECK(t, p[1].cc.cwnd == 32 * TP_MTU);
 	MT_CHECK(t, p[0].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
 	now += 200 * TP_US;

@@ -2,10 +2,11 @@
 /*
  * Sender congestion control, one instance per path. Without PFC the fabric
  * signals congestion through ECN marks long before it drops, so marks are
- * the signal; only the path whose packets were marked reacts, which moves
- * load to the other paths. A loss on a path that saw no marks is not a
- * queue overflowing but corruption or a failing link: it costs an eighth
- * of the window, not half, and a dead path is left to its timer.
+ * the primary signal; only the path whose packets were marked reacts,
+ * which moves load to the other paths. Loss halves the window too, but
+ * on a path that saw no marks it is as likely corruption as a queue, and
+ * it leaves room for two packets: with one, the next loss on the path
+ * could only be found by its timer.
  */
 #include "cc.h"
 #include <metaroce/wire.h>
@@ -60,15 +61,17 @@ void mroce_cc_on_ack(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 acked)
 		cc->cwnd = max;
 }
 
-static bool cc_decrease(struct mroce_cc *cc, u64 now, u64 srtt_ns,
-			unsigned int shift)
+/* Halve, to no less than @floor (but never grow) and one MTU. */
+static bool cc_decrease(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 floor)
 {
 	u32 min = mroce_cc_min_wnd(cc);
 	u32 w;
 
 	if (cc_in_cwr(cc, now, srtt_ns))
 		return false;
-	w = cc->cwnd - (cc->cwnd >> shift);
+	w = cc->cwnd - (cc->cwnd >> MROCE_CC_DECREASE_SHIFT);
+	if (w < floor)
+		w = cc->cwnd < floor ? cc->cwnd : floor;
 	cc->cwnd = w < min ? min : w;
 	cc->ssthresh = cc->cwnd;
 	cc->ca_acc = 0;
@@ -101,14 +104,14 @@ bool mroce_cc_on_ecn(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 ce,
 	if (!ce)
 		return false;
 	cc->marks += ce;
-	return cc_decrease(cc, now, srtt_ns, MROCE_CC_DECREASE_SHIFT);
+	return cc_decrease(cc, now, srtt_ns, 0);
 }
 
 bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 {
 	/* ecn_frac decays to 0 only after marks have stopped for a while. */
-	return cc_decrease(cc, now, srtt_ns, cc->ecn_frac ?
-			   MROCE_CC_DECREASE_SHIFT : MROCE_CC_LOSS_SHIFT);
+	return cc_decrease(cc, now, srtt_ns, cc->ecn_frac ? 0 :
+			   MROCE_CC_LOSS_MIN_PKTS * cc->mtu);
 }
 
 void mroce_cc_on_timeout(struct mroce_cc *cc, u64 now)

@@ -24,8 +24,8 @@
 #define MROCE_CC_MAX_WND_PKTS	256
 /* Multiplicative decrease: cwnd *= 1/2, like RFC 3168 ECN in TCP. */
 #define MROCE_CC_DECREASE_SHIFT	1
-/* A loss on a path with no recent marks: cwnd *= 7/8. */
-#define MROCE_CC_LOSS_SHIFT	3
+/* A loss on a path with no recent marks leaves room for two packets. */
+#define MROCE_CC_LOSS_MIN_PKTS	2
 /* Gate for "once per RTT" before the path has an RTT sample. */
 #define MROCE_CC_DEFAULT_RTT_NS	100000ULL
 /* ECN-marked fraction: fixed point, 1.0 == MROCE_CC_FRAC_ONE. */
