@@ -179,6 +179,7 @@ static u64 mroce_path_oldest_sent(struct mroce_qp *qp, unsigned int i)
 enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 {
 	struct mroce_qp *qp = container_of(timer, struct mroce_qp, path_timer);
+	struct mroce_txpkt *oldest;
 	bool kick = false, probed = false;
 	unsigned int i;
 	u64 now;
@@ -203,9 +204,14 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 						qp->acked_sent_ns)) {
 			mroce_path_timer_restart(&qp->paths[i], now);
 			mroce_count(qp->mdev, MROCE_CNT_PATH_RTO_DEFERRED, 1);
-			if (!probed) {
-				mroce_tx_mark_lost(qp,
-						   mroce_txpkt(qp, qp->snd_una));
+			/* Not again before the last probe could be answered:
+			 * with many QPs on one busy host every one of them
+			 * stalls at once, and probes were most of the resends.
+			 */
+			oldest = mroce_txpkt(qp, qp->snd_una);
+			if (!probed &&
+			    now - oldest->sent_ns >= mroce_rtt_rto(&qp->paths[i].rtt)) {
+				mroce_tx_mark_lost(qp, oldest);
 				probed = true;
 				kick = true;
 			}
