@@ -104,14 +104,19 @@ static u32 path_outstanding(const struct mroce_path *p)
 	return p->snd_nxt - p->done.base;
 }
 
-bool mroce_path_can_send(const struct mroce_path *p, u32 bytes)
+/* Room for @bytes more with @out packets and @inflight bytes out. */
+static bool path_has_room(const struct mroce_path *p, u32 out, u64 inflight,
+			  u32 bytes)
 {
-	if (!path_carries_data(p))
-		return false;
-	if (path_outstanding(p) >= MROCE_PATH_SEQ_WINDOW)
+	if (!path_carries_data(p) || out >= MROCE_PATH_SEQ_WINDOW)
 		return false;
 	/* An empty path may always send one packet, whatever its size. */
-	return !p->inflight || (u64)p->inflight + bytes <= p->cc.cwnd;
+	return !inflight || inflight + bytes <= p->cc.cwnd;
+}
+
+bool mroce_path_can_send(const struct mroce_path *p, u32 bytes)
+{
+	return path_has_room(p, path_outstanding(p), p->inflight, bytes);
 }
 
 int mroce_path_select(struct mroce_path *paths, unsigned int n, u32 bytes)
@@ -146,17 +151,10 @@ bool mroce_paths_full_after(const struct mroce_path *paths, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		const struct mroce_path *p = &paths[i];
-		u32 out = path_outstanding(p);
-		u64 inflight = p->inflight;
+		bool sent = i == idx;
 
-		if (i == idx) {
-			out++;
-			inflight += bytes;
-		}
-		/* As mroce_path_can_send(), after idx's packet. */
-		if (!path_carries_data(p) || out >= MROCE_PATH_SEQ_WINDOW)
-			continue;
-		if (!inflight || inflight + bytes <= p->cc.cwnd)
+		if (path_has_room(p, path_outstanding(p) + sent,
+				  (u64)p->inflight + (sent ? bytes : 0), bytes))
 			return false;
 	}
 	return true;
