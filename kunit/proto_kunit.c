@@ -50,6 +50,7 @@ MT_CASE(ext_rules)
 MT_CASE(reason_names)
 MT_CASE(psn)
 MT_CASE(sack)
+MT_CASE(sack_window)
 
 static void fuzz_case(struct kunit *test)
 {
@@ -80,6 +81,7 @@ static struct kunit_suite mroce_wire_suite = {
 static struct kunit_case mroce_seq_cases[] = {
 	KUNIT_CASE(psn_case),
 	KUNIT_CASE(sack_case),
+	KUNIT_CASE(sack_window_case),
 	{}
 };
 

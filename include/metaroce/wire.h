@@ -29,6 +29,12 @@
 #define METAROCE_UDP_PORT_DEFAULT	4792
 #define METAROCE_SACK_BITS		256
 #define METAROCE_SACK_BYTES		(METAROCE_SACK_BITS / 8)
+/*
+ * PSNs a sender may have outstanding from the peer's ack_psn, and so PSNs a
+ * receiver tracks: wider than one SACK bitmap, so that repairing a hole
+ * (about two RTTs) does not stop a sender whose window is one RTT of data.
+ */
+#define METAROCE_PSN_WINDOW		1024
 /* Header lengths are carried in 4-byte words. */
 #define METAROCE_HDR_WORD		4
 /* Largest data payload of one packet: an 8 KiB MTU fits a 9000-byte frame. */

@@ -145,6 +145,10 @@ pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
 check "the repair happened: tx_retransmits grew" \
 	counter_ge mroce2 tx_retransmits $((retx0 + 10))
 check "duplicates were recognised" counter_ge mroce1 rx_duplicates 1
+# A hole held the cumulative ACK while the sender went on past one SACK
+# bitmap (256 PSNs): the receiver reported the PSNs beyond it.
+check "the window outgrew one SACK bitmap: ACKs reported PSNs ahead" \
+	counter_ge mroce1 tx_ack_sack_ahead 1
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 rdma statistic show link mroce1/1 >>"$FIG"
 rdma statistic show link mroce2/1 >>"$FIG"

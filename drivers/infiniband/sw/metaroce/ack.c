@@ -40,6 +40,7 @@ static void mroce_ack_psn(struct mroce_qp *qp, u32 psn, bool by_resp,
 	if (t->acked || t->needs_resp != by_resp)
 		return;
 	t->acked = true;
+	qp->snd_sacked++;
 	if (t->lost) {
 		t->lost = false;
 		qp->lost_count--;
@@ -155,8 +156,10 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 	u32 p, later = 0;
 
 	while (qp->snd_una != qp->snd_psn &&
-	       mroce_txpkt(qp, qp->snd_una)->acked)
+	       mroce_txpkt(qp, qp->snd_una)->acked) {
 		qp->snd_una++;
+		qp->snd_sacked--;
+	}
 	if (qp->snd_una != una) {
 		qp->retries = 0;
 		qp->rnr_retries = 0;
@@ -222,8 +225,10 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	mroce_paths_on_ack(qp, hdr, c.now, c.echo_pkts);
 	/* What the NAK acknowledges counts before the NAK itself. */
 	while (qp->snd_una != qp->snd_psn &&
-	       mroce_txpkt(qp, qp->snd_una)->acked)
+	       mroce_txpkt(qp, qp->snd_una)->acked) {
 		qp->snd_una++;
+		qp->snd_sacked--;
+	}
 	if (syn != METAROCE_SYN_ACK) {
 		mroce_rx_nak(qp, syn, ack, hdr->ack.msn);
 		if (qp->state == IB_QPS_ERR)

@@ -35,6 +35,7 @@ enum mroce_counter {
 	MROCE_CNT_RX_DUPLICATES,
 	MROCE_CNT_RX_OUT_OF_ORDER,
 	MROCE_CNT_RX_SACK_GAPS,		/* ACKs sent with holes in the bitmap */
+	MROCE_CNT_TX_ACK_SACK_AHEAD,	/* ACKs whose bitmap starts after ack_psn */
 	MROCE_CNT_TX_NAK_RNR,
 	MROCE_CNT_TX_NAK_SEQ,
 	MROCE_CNT_TX_NAK_FATAL,

@@ -242,7 +242,7 @@ bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes)
  */
 bool mroce_paths_stall_after(struct mroce_qp *qp, int idx, u32 bytes)
 {
-	return mroce_in_flight(qp) >= MROCE_TX_WINDOW ||
+	return !mroce_tx_room(qp) ||
 	       mroce_paths_full_after(qp->paths, qp->npaths, idx, bytes);
 }
 

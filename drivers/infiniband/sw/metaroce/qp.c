@@ -215,6 +215,14 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 	if (init->qp_type == IB_QPT_RC) {
+		/* A whole PSN window each way: too big to sit in the QP. */
+		qp->tx = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->tx), GFP_KERNEL);
+		qp->rxi = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->rxi),
+				   GFP_KERNEL);
+		if (!qp->tx || !qp->rxi) {
+			err = -ENOMEM;
+			goto err_free;
+		}
 		err = mroce_paths_create(qp);
 		if (err)
 			goto err_free;
@@ -249,6 +257,8 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_free:
 	mroce_paths_destroy(qp);
 	mroce_uqp_destroy(qp);
+	kvfree(qp->tx);
+	kvfree(qp->rxi);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return err;
@@ -299,7 +309,9 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->fatal_pending = false;
 	qp->fatal_nak = 0;
 	mroce_rtt_init(&qp->rtt);
-	memset(qp->tx, 0, sizeof(qp->tx));
+	if (qp->tx)
+		memset(qp->tx, 0, MROCE_TX_WINDOW * sizeof(*qp->tx));
+	qp->snd_sacked = 0;
 	mroce_uqp_reset(qp);
 }
 
@@ -368,9 +380,10 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->snd_psn = attr->sq_psn;
 		qp->snd_una = attr->sq_psn;
+		qp->snd_sacked = 0;
 	}
 	if (mask & IB_QP_RQ_PSN) {
-		mroce_sack_init(&qp->rx, attr->rq_psn);
+		mroce_sack_init(&qp->rx, attr->rq_psn, METAROCE_PSN_WINDOW);
 		qp->rx_high = attr->rq_psn;
 	}
 
@@ -464,6 +477,8 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
 	mroce_paths_destroy(qp);
 	mroce_uqp_destroy(qp);
+	kvfree(qp->tx);
+	kvfree(qp->rxi);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	return 0;

@@ -26,7 +26,13 @@
 
 struct dst_cache;
 
-#define MROCE_TX_WINDOW		METAROCE_SACK_BITS	/* packets */
+#define MROCE_TX_WINDOW		METAROCE_PSN_WINDOW	/* packets */
+/*
+ * PSNs in flight that are not acknowledged yet, selectively or not. The
+ * window lets a sender go on past holes; this bounds what it has on the
+ * wire, which 1024 would only queue at the receiver.
+ */
+#define MROCE_TX_PIPE		METAROCE_SACK_BITS
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
 /*
@@ -202,12 +208,13 @@ struct mroce_qp {
 	/* requester */
 	u32 snd_psn;			/* next new PSN */
 	u32 snd_una;			/* oldest PSN not acknowledged */
+	u32 snd_sacked;			/* PSNs after snd_una acknowledged */
 	u32 snd_msn;			/* next receive MSN to assign */
 	u32 rd_msn;			/* next read/atomic MSN to assign */
 	u32 rd_pending;			/* reads/atomics awaiting responses */
 	u8 max_rd_atomic;		/* limit of rd_pending (0: 1) */
 	u8 max_dest_rd_atomic;		/* as the peer was told, for query */
-	struct mroce_txpkt tx[MROCE_TX_WINDOW];
+	struct mroce_txpkt *tx;		/* RC: MROCE_TX_WINDOW, by PSN */
 	u32 lost_count;			/* packets marked lost, not resent */
 	u32 retries;			/* RTOs since progress */
 	u32 rnr_retries;
@@ -223,13 +230,14 @@ struct mroce_qp {
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
 	u32 rx_high;			/* one past the highest PSN received */
-	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* per received PSN */
+	struct mroce_rxinfo *rxi;	/* RC: MROCE_TX_WINDOW, by PSN */
 	u32 rx_write_bytes;		/* of the Write being completed */
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
 	u32 rdq_head, rdq_tail;
 	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
 	u32 acache_next;
 	u64 last_ts;			/* peer's newest timestamp, to echo */
+	u32 last_psn;			/* PSN of that packet: the ACK's SACK */
 	u16 last_path;
 	u16 rx_ce[MROCE_MAX_PATHS];	/* CE marks per peer path since ACK */
 	bool ack_due;
@@ -271,9 +279,24 @@ static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)
 	return &qp->tx[psn & (MROCE_TX_WINDOW - 1)];
 }
 
+static inline struct mroce_rxinfo *mroce_rxi(struct mroce_qp *qp, u32 psn)
+{
+	return &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+}
+
 static inline u32 mroce_in_flight(struct mroce_qp *qp)
 {
 	return qp->snd_psn - qp->snd_una;
+}
+
+/* New PSNs the window and the pipe have room for. */
+static inline u32 mroce_tx_room(struct mroce_qp *qp)
+{
+	u32 span = mroce_in_flight(qp), pipe = span - qp->snd_sacked;
+
+	if (span >= MROCE_TX_WINDOW || pipe >= MROCE_TX_PIPE)
+		return 0;
+	return min(MROCE_TX_WINDOW - span, MROCE_TX_PIPE - pipe);
 }
 
 /* PSNs a message of len bytes takes: one per MTU, at least one. */

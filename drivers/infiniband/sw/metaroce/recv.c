@@ -163,7 +163,7 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 
 		if (mroce_sack_set(&qp->rx, h->psn + i))
 			continue;
-		ri = &qp->rxi[(h->psn + i) & (MROCE_TX_WINDOW - 1)];
+		ri = mroce_rxi(qp, h->psn + i);
 		ri->opcode = METAROCE_OP_READ_REQ;
 		ri->flags = 0;
 	}
@@ -305,7 +305,7 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 {
 	while (mroce_sack_test(&qp->rx, qp->rx.base)) {
 		u32 psn = qp->rx.base;
-		struct mroce_rxinfo *ri = &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+		struct mroce_rxinfo *ri = mroce_rxi(qp, psn);
 		bool consumes = (ri->flags & METAROCE_F_LAST) &&
 				(ri->opcode == METAROCE_OP_SEND ||
 				 ri->opcode == METAROCE_OP_SEND_IMM ||
@@ -361,6 +361,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	trace_mroce_rx(qp->ibqp.qp_num, psn, h->opcode, h->flags, len);
 	qp->last_ts = h->ts;
 	qp->last_path = h->path_id;
+	qp->last_psn = psn;
 	mroce_rate_rx(mdev, qp->ibqp.qp_num, h->hdr_len + len);
 	if (h->ip_ce && (h->flags & METAROCE_F_ECNCAP)) {
 		/* Echoed at once, in an ACK that names the marked path. */
@@ -446,7 +447,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 		return;
 	}
 
-	ri = &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+	ri = mroce_rxi(qp, psn);
 	ri->opcode = h->opcode;
 	ri->flags = h->flags;
 	ri->imm = h->opcode == METAROCE_OP_SEND_INV ? h->inv_rkey : h->imm;

@@ -213,8 +213,10 @@ void mroce_send_ack(struct mroce_qp *qp)
 	h.opcode = METAROCE_OP_ACK;
 	h.path_id = path;
 	h.ack.ack_psn = qp->rx.base;
-	h.ack.sack_base = qp->rx.base;
-	mroce_sack_to_wire(&qp->rx, h.ack.sack);
+	h.ack.sack_base = mroce_sack_report_base(&qp->rx, qp->last_psn);
+	mroce_sack_to_wire(&qp->rx, h.ack.sack_base, h.ack.sack);
+	if (h.ack.sack_base != h.ack.ack_psn)
+		mroce_count(qp->mdev, MROCE_CNT_TX_ACK_SACK_AHEAD, 1);
 	h.ack.echo_ts = qp->last_ts;
 	h.ack.echo_path = path;
 	if (path < MROCE_MAX_PATHS) {
@@ -299,7 +301,7 @@ static void mroce_exec_local(struct mroce_qp *qp, struct mroce_swqe *wqe)
 static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 			     struct mroce_txpkt *first)
 {
-	u32 room = MROCE_TX_WINDOW - mroce_in_flight(qp);
+	u32 room = mroce_tx_room(qp);
 	u32 n = min3(wqe->npkts - wqe->sent, (u32)MROCE_READ_CHUNK, room);
 	u32 i, total = 0;
 
@@ -336,8 +338,7 @@ static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
 		return false;
 	left = wqe->sent ? wqe->npkts - wqe->sent :
 	       mroce_msg_pkts(qp, wqe->length);
-	return MROCE_TX_WINDOW - mroce_in_flight(qp) <
-	       min_t(u32, left, MROCE_READ_CHUNK);
+	return mroce_tx_room(qp) < min_t(u32, left, MROCE_READ_CHUNK);
 }
 
 /* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
@@ -583,7 +584,7 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 		/* Responses first: the peer is waiting on them. */
 		if (mroce_emit_resp(qp))
 			continue;
-		fresh = mroce_in_flight(qp) < MROCE_TX_WINDOW &&
+		fresh = mroce_tx_room(qp) &&
 			qp->state == IB_QPS_RTS && qp->sq_tx != qp->sq_head;
 		if (qp->state != IB_QPS_RTR && mroce_tx_probe(qp, now, fresh))
 			continue;

@@ -61,15 +61,16 @@ void mroce_cc_on_ack(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 acked)
 		cc->cwnd = max;
 }
 
-/* Halve, to no less than @floor (but never grow) and one MTU. */
-static bool cc_decrease(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 floor)
+/* Take cwnd >> @shift, to no less than @floor (but never grow) and one MTU. */
+static bool cc_decrease(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 floor,
+			unsigned int shift)
 {
 	u32 min = mroce_cc_min_wnd(cc);
 	u32 w;
 
 	if (cc_in_cwr(cc, now, srtt_ns))
 		return false;
-	w = cc->cwnd - (cc->cwnd >> MROCE_CC_DECREASE_SHIFT);
+	w = cc->cwnd - (cc->cwnd >> shift);
 	if (w < floor)
 		w = cc->cwnd < floor ? cc->cwnd : floor;
 	cc->cwnd = w < min ? min : w;
@@ -104,14 +105,16 @@ bool mroce_cc_on_ecn(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 ce,
 	if (!ce)
 		return false;
 	cc->marks += ce;
-	return cc_decrease(cc, now, srtt_ns, 0);
+	return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
 }
 
 bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 {
 	/* ecn_frac decays to 0 only after marks have stopped for a while. */
-	return cc_decrease(cc, now, srtt_ns, cc->ecn_frac ? 0 :
-			   MROCE_CC_LOSS_MIN_PKTS * cc->mtu);
+	if (cc->ecn_frac)
+		return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
+	return cc_decrease(cc, now, srtt_ns, MROCE_CC_LOSS_MIN_PKTS * cc->mtu,
+			   MROCE_CC_LOSS_SHIFT);
 }
 
 void mroce_cc_on_timeout(struct mroce_cc *cc, u64 now)

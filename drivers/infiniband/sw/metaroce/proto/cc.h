@@ -20,11 +20,16 @@
  */
 #define MROCE_CC_INIT_WND_PKTS	10
 #define MROCE_CC_MIN_WND_PKTS	1	/* a path can always send one packet */
-/* One path never needs more than the whole 256-PSN window. */
+/* One path never needs more than the connection's 256-PSN pipe. */
 #define MROCE_CC_MAX_WND_PKTS	256
 /* Multiplicative decrease: cwnd *= 1/2, like RFC 3168 ECN in TCP. */
 #define MROCE_CC_DECREASE_SHIFT	1
-/* A loss on a path with no recent marks leaves room for two packets. */
+/*
+ * A loss on a path with no recent marks takes an eighth, not half: in a
+ * fabric that marks, it is as likely corruption or a flapping link as a
+ * queue. It leaves room for two packets.
+ */
+#define MROCE_CC_LOSS_SHIFT	3
 #define MROCE_CC_LOSS_MIN_PKTS	2
 /* Gate for "once per RTT" before the path has an RTT sample. */
 #define MROCE_CC_DEFAULT_RTT_NS	100000ULL

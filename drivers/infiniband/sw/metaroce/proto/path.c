@@ -67,8 +67,8 @@ void mroce_path_init(struct mroce_path *p, u16 id, u32 mtu, u32 npaths)
 	memset(p, 0, sizeof(*p));
 	mroce_rtt_init(&p->rtt);
 	mroce_cc_init(&p->cc, mtu, share);
-	mroce_sack_init(&p->done, 0);
-	mroce_sack_init(&p->delivered, 0);
+	mroce_sack_init(&p->done, 0, MROCE_PATH_SEQ_WINDOW);
+	mroce_sack_init(&p->delivered, 0, MROCE_PATH_SEQ_WINDOW);
 	p->id = id;
 	p->state = MROCE_PATH_ACTIVE;
 }
@@ -274,7 +274,7 @@ static unsigned int done_after(const struct mroce_sack *s, u32 i)
 {
 	unsigned int k, n = 0, from = i + 1;
 
-	for (k = from / 64; k < MROCE_SACK_WORDS; k++) {
+	for (k = from / 64; k < s->bits / 64; k++) {
 		u64 w = s->map[k];
 
 		if (k == from / 64)

@@ -1,15 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * SACK bitmap kept as four u64 words so that advancing the base is a word
+ * SACK bitmap kept as u64 words so that advancing the base is a word
  * shift rather than a per-bit loop; the wire form is LSB-first bytes.
  */
 #include "sack.h"
 #include "psn.h"
 
-void mroce_sack_init(struct mroce_sack *s, u32 base)
+void mroce_sack_init(struct mroce_sack *s, u32 base, u32 bits)
 {
 	memset(s, 0, sizeof(*s));
 	s->base = base;
+	s->bits = bits;
+}
+
+static unsigned int sack_words(const struct mroce_sack *s)
+{
+	return s->bits / 64;
+}
+
+/* The 64 bits from window index i (past the window: 0). */
+static u64 sack_word_at(const struct mroce_sack *s, u32 i)
+{
+	unsigned int k = i / 64, bits = i % 64, n = sack_words(s);
+	u64 lo = k < n ? s->map[k] : 0;
+	u64 hi = k + 1 < n ? s->map[k + 1] : 0;
+
+	/* Avoid the undefined shift by 64 when bits == 0. */
+	return bits ? (lo >> bits) | (hi << (64 - bits)) : lo;
 }
 
 int mroce_sack_set(struct mroce_sack *s, u32 psn)
@@ -19,7 +36,7 @@ int mroce_sack_set(struct mroce_sack *s, u32 psn)
 
 	if (mroce_psn_before(psn, s->base))
 		return 1;
-	if (i >= METAROCE_SACK_BITS)
+	if (i >= s->bits)
 		return -ERANGE;
 	bit = 1ULL << (i % 64);
 	if (s->map[i / 64] & bit)
@@ -32,7 +49,7 @@ void mroce_sack_clear(struct mroce_sack *s, u32 psn)
 {
 	u32 i = psn - s->base;
 
-	if (!mroce_psn_before(psn, s->base) && i < METAROCE_SACK_BITS)
+	if (!mroce_psn_before(psn, s->base) && i < s->bits)
 		s->map[i / 64] &= ~(1ULL << (i % 64));
 }
 
@@ -42,7 +59,7 @@ bool mroce_sack_test(const struct mroce_sack *s, u32 psn)
 
 	if (mroce_psn_before(psn, s->base))
 		return true;
-	if (i >= METAROCE_SACK_BITS)
+	if (i >= s->bits)
 		return false;
 	return s->map[i / 64] & (1ULL << (i % 64));
 }
@@ -50,36 +67,29 @@ bool mroce_sack_test(const struct mroce_sack *s, u32 psn)
 void mroce_sack_advance(struct mroce_sack *s, u32 new_base)
 {
 	u32 n = new_base - s->base;
-	unsigned int words, bits, k;
+	unsigned int k;
 
 	if (mroce_psn_before_eq(new_base, s->base))
 		return;
 	s->base = new_base;
-	if (n >= METAROCE_SACK_BITS) {
+	if (n >= s->bits) {
 		memset(s->map, 0, sizeof(s->map));
 		return;
 	}
-	words = n / 64;
-	bits = n % 64;
-	for (k = 0; k < MROCE_SACK_WORDS; k++) {
-		u64 lo = k + words < MROCE_SACK_WORDS ? s->map[k + words] : 0;
-		u64 hi = k + words + 1 < MROCE_SACK_WORDS ?
-			 s->map[k + words + 1] : 0;
-
-		/* Avoid the undefined shift by 64 when bits == 0. */
-		s->map[k] = bits ? (lo >> bits) | (hi << (64 - bits)) : lo;
-	}
+	/* Word k reads from k * 64 + n, never behind what it overwrites. */
+	for (k = 0; k < sack_words(s); k++)
+		s->map[k] = sack_word_at(s, k * 64 + n);
 }
 
 u32 mroce_sack_first_missing(const struct mroce_sack *s)
 {
 	unsigned int k;
 
-	for (k = 0; k < MROCE_SACK_WORDS; k++) {
+	for (k = 0; k < sack_words(s); k++) {
 		if (s->map[k] != ~0ULL)
 			return s->base + k * 64 + __builtin_ctzll(~s->map[k]);
 	}
-	return s->base + METAROCE_SACK_BITS;
+	return s->base + s->bits;
 }
 
 u32 mroce_sack_pull(struct mroce_sack *s)
@@ -92,18 +102,30 @@ unsigned int mroce_sack_count(const struct mroce_sack *s)
 {
 	unsigned int k, n = 0;
 
-	for (k = 0; k < MROCE_SACK_WORDS; k++)
+	for (k = 0; k < sack_words(s); k++)
 		n += mroce_popcount64(s->map[k]);
 	return n;
 }
 
-void mroce_sack_to_wire(const struct mroce_sack *s,
+u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn)
+{
+	u32 from = psn + 1 - METAROCE_SACK_BITS;
+
+	return mroce_psn_after(from, s->base) ? from : s->base;
+}
+
+void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 			u8 wire[METAROCE_SACK_BYTES])
 {
+	u32 off = mroce_psn_after(from, s->base) ? from - s->base : 0;
 	unsigned int i;
+	u64 w = 0;
 
-	for (i = 0; i < METAROCE_SACK_BYTES; i++)
-		wire[i] = (u8)(s->map[i / 8] >> ((i % 8) * 8));
+	for (i = 0; i < METAROCE_SACK_BYTES; i++) {
+		if (i % 8 == 0)
+			w = sack_word_at(s, off + i * 8);
+		wire[i] = (u8)(w >> ((i % 8) * 8));
+	}
 }
 
 void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
@@ -111,7 +133,7 @@ void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 {
 	unsigned int i;
 
-	mroce_sack_init(s, base);
+	mroce_sack_init(s, base, METAROCE_SACK_BITS);
 	for (i = 0; i < METAROCE_SACK_BYTES; i++)
 		s->map[i / 8] |= (u64)wire[i] << ((i % 8) * 8);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * 256-bit selective-ACK bitmap. Bit i stands for PSN base + i; PSNs before
- * base count as received (they are covered by the cumulative ack).
+ * Selective-ACK bitmap of METAROCE_SACK_BITS (the wire's) or, for a
+ * receiver's PSN window, METAROCE_PSN_WINDOW bits. Bit i stands for PSN
+ * base + i; PSNs before base count as received (they are covered by the
+ * cumulative ack).
  */
 #ifndef MROCE_PROTO_SACK_H
 #define MROCE_PROTO_SACK_H
@@ -9,14 +11,16 @@
 #include "compat.h"
 #include <metaroce/wire.h>
 
-#define MROCE_SACK_WORDS	(METAROCE_SACK_BITS / 64)
+#define MROCE_SACK_MAX_WORDS	(METAROCE_PSN_WINDOW / 64)
 
 struct mroce_sack {
 	u32 base;
-	u64 map[MROCE_SACK_WORDS];	/* bit i of the window: map[i / 64] */
+	u32 bits;			/* window size, a multiple of 64 */
+	u64 map[MROCE_SACK_MAX_WORDS];	/* bit i of the window: map[i / 64] */
 };
 
-void mroce_sack_init(struct mroce_sack *s, u32 base);
+/* bits: METAROCE_SACK_BITS or METAROCE_PSN_WINDOW. */
+void mroce_sack_init(struct mroce_sack *s, u32 base, u32 bits);
 
 /* 0 if newly set, 1 if already received (or before base), -ERANGE if
  * psn is beyond the window.
@@ -33,7 +37,7 @@ bool mroce_sack_test(const struct mroce_sack *s, u32 psn);
  */
 void mroce_sack_advance(struct mroce_sack *s, u32 new_base);
 
-/* PSN of the first not-received PSN at or after base (base + 256 when
+/* PSN of the first not-received PSN at or after base (base + bits when
  * the whole window is received).
  */
 u32 mroce_sack_first_missing(const struct mroce_sack *s);
@@ -46,8 +50,17 @@ u32 mroce_sack_pull(struct mroce_sack *s);
 /* Number of received PSNs in the window. */
 unsigned int mroce_sack_count(const struct mroce_sack *s);
 
-void mroce_sack_to_wire(const struct mroce_sack *s,
+/*
+ * sack_base of an ACK that psn triggered: the wire bitmap ends at psn, so
+ * that it reports the newest arrivals (or a repaired hole) even when the
+ * window spans more than the wire bitmap, but it never starts before base.
+ */
+u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn);
+
+/* The METAROCE_SACK_BITS from PSN from (not before base) in wire form. */
+void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 			u8 wire[METAROCE_SACK_BYTES]);
+/* A METAROCE_SACK_BITS bitmap from the wire, bit 0 standing for base. */
 void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 			  const u8 wire[METAROCE_SACK_BYTES]);
 
