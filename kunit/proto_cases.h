@@ -663,6 +663,9 @@ static void test_sack_window(struct mt *t)
 	MT_CHECK(t, mroce_sack_report_base(&s, base + 256) == base + 1);
 	MT_CHECK(t, mroce_sack_report_base(&s, base + n - 1) ==
 		    base + n - 256);
+	/* A PSN beyond the window (refused) moves nothing. */
+	MT_CHECK(t, mroce_sack_report_base(&s, base + n) == base);
+	MT_CHECK(t, mroce_sack_report_base(&s, base + 0x7fffffff) == base);
 
 	/* Every slice on the wire reads back as the window's bits. */
 	for (i = 0; i <= n - METAROCE_SACK_BITS; i += 37) {

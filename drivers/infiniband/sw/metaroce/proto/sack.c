@@ -109,9 +109,13 @@ unsigned int mroce_sack_count(const struct mroce_sack *s)
 
 u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn)
 {
-	u32 from = psn + 1 - METAROCE_SACK_BITS;
+	u32 i = psn - s->base;
 
-	return mroce_psn_after(from, s->base) ? from : s->base;
+	/* Not after the first bitmap, or not in the window (never sent). */
+	if (mroce_psn_before(psn, s->base) || i < METAROCE_SACK_BITS ||
+	    i >= s->bits)
+		return s->base;
+	return psn + 1 - METAROCE_SACK_BITS;
 }
 
 void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,

@@ -53,7 +53,8 @@ unsigned int mroce_sack_count(const struct mroce_sack *s);
 /*
  * sack_base of an ACK that psn triggered: the wire bitmap ends at psn, so
  * that it reports the newest arrivals (or a repaired hole) even when the
- * window spans more than the wire bitmap, but it never starts before base.
+ * window spans more than the wire bitmap, but it never starts before base;
+ * base for a psn outside the window.
  */
 u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn);
 
