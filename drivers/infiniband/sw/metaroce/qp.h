@@ -30,9 +30,10 @@ struct dst_cache;
 /*
  * PSNs in flight that are not acknowledged yet, selectively or not. The
  * window lets a sender go on past holes; this bounds what it has on the
- * wire, which 1024 would only queue at the receiver.
+ * wire: 1024 only queued at the receiver and lost goodput, 512 measured
+ * no worse than 256 (Documentation/bench/findings.md).
  */
-#define MROCE_TX_PIPE		METAROCE_SACK_BITS
+#define MROCE_TX_PIPE		512
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
 /*

@@ -20,7 +20,7 @@
  */
 #define MROCE_CC_INIT_WND_PKTS	10
 #define MROCE_CC_MIN_WND_PKTS	1	/* a path can always send one packet */
-/* One path never needs more than the connection's 256-PSN pipe. */
+/* One path's largest window; the pipe (qp.h) bounds all paths together. */
 #define MROCE_CC_MAX_WND_PKTS	256
 /* Multiplicative decrease: cwnd *= 1/2, like RFC 3168 ECN in TCP. */
 #define MROCE_CC_DECREASE_SHIFT	1
