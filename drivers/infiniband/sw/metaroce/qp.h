@@ -238,7 +238,7 @@ struct mroce_qp {
 	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
 	u32 acache_next;
 	u64 last_ts;			/* peer's newest timestamp, to echo */
-	u32 last_psn;			/* PSN of that packet: the ACK's SACK */
+	u32 last_psn;			/* its PSN: where the ACK's bitmap ends */
 	u16 last_path;
 	u16 rx_ce[MROCE_MAX_PATHS];	/* CE marks per peer path since ACK */
 	bool ack_due;
