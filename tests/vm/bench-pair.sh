@@ -112,13 +112,14 @@ sample_res() {
 hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
 hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
-HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed"
+HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed tx_local_queue_waits"
 
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
 	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp rp='' k0 c
 	local -A c0
+	local q0
 	shift 6
 	port=$((19000 + step + 1))
 	dev=${stack}0
@@ -130,6 +131,7 @@ perf() {
 		sample_eth0 >"$raw/samples" &
 		sp=$!
 		k0=$(kmem)
+		q0=$(qdisc_drops eth0)
 		if [ "$stack" = metaroce ]; then
 			for c in $HWC; do c0[$c]=$(hwc "$c"); done
 		fi
@@ -170,6 +172,7 @@ perf() {
 			row "$bench" "$stack" "$x" "$c" $(($(hwc "$c") - c0[$c]))
 		done
 	fi
+	row "$bench" "$stack" "$x" qdisc_drops $(($(qdisc_drops eth0) - q0))
 	row "$bench" "$stack" "$x" kmem_kb \
 		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
 }

@@ -150,6 +150,18 @@ check "duplicates were recognised" counter_ge mroce1 rx_duplicates 1
 check "the window outgrew one SACK bitmap: ACKs reported PSNs ahead" \
 	counter_ge mroce1 tx_ack_sack_ahead 1
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
+
+# Many QPs into a shaped local queue that holds fewer packets than their
+# windows: each QP keeps at most its share of half the netdev's queue
+# below it (txq.c), so the queue never overflows.
+ns h2 tc qdisc add dev v2 root tbf rate 40mbit burst 16k limit 800k
+wait0=$(counter mroce2 tx_local_queue_waits)
+pt "ib_write_bw, 32 QPs, shaped" ib_write_bw -s 65536 -q 32 -n 8
+check "32 QPs: the local queue dropped nothing" qdisc_drops_is v2 h2 0
+check "32 QPs: QPs waited for the local queue" \
+	counter_ge mroce2 tx_local_queue_waits $((wait0 + 1))
+ns h2 tc -s qdisc show dev v2 >>"$FIG"
+ns h2 tc qdisc del dev v2 root
 rdma statistic show link mroce1/1 >>"$FIG"
 rdma statistic show link mroce2/1 >>"$FIG"
 

@@ -178,6 +178,15 @@ load_ib_core() {
 counter() {
 	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -1
 }
+# qdisc_drops DEV [NETNS]: packets DEV's qdiscs dropped (a loss no wire
+# saw).
+qdisc_drops() {
+	tc ${2:+-n "$2"} -s qdisc show dev "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { v = $(i + 1); sub(",", "", v); s += v } }
+		     END { print s + 0 }'
+}
+qdisc_drops_is() { [ "$(qdisc_drops "$1" "$2")" -eq "$3" ]; }
+
 counter_is() { [ "$(counter "$1" "$2")" -eq "$3" ]; }
 counter_ge() { [ "$(counter "$1" "$2")" -ge "$3" ]; }
 

@@ -341,6 +341,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 	INIT_LIST_HEAD(&mdev->list);
+	mroce_txq_dev_init(mdev);
 	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
 	ib_mark_name_assigned_by_user(ibdev);
 

@@ -55,6 +55,7 @@ enum mroce_counter {
 	MROCE_CNT_PATH_RTO_DEFERRED,	/* expiries while every path was silent */
 	MROCE_CNT_ECN_CE_RX,		/* CE-marked packets received */
 	MROCE_CNT_ECN_ECHOED,		/* CE marks the peer echoed to us */
+	MROCE_CNT_TX_LOCAL_WAIT,	/* QPs stopped by their local queue */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };
@@ -85,6 +86,11 @@ struct mroce_dev {
 	atomic64_t counters[MROCE_NUM_COUNTERS];
 	struct xarray qp_xa;		/* qpn -> struct mroce_qp, RCU */
 	u32 qp_next;			/* cyclic QPN cursor */
+	/* txq.c: packets of RC QPs below us, in the qdisc and the driver */
+	atomic_t txq_out;
+	atomic_t txq_active;		/* QPs with packets there */
+	spinlock_t txq_lock;		/* txq_waiters */
+	struct list_head txq_waiters;	/* QPs waiting for the netdev */
 
 	/* mr.c state */
 	struct xarray mr_xa;		/* key >> 8 -> struct mroce_mr, RCU */

@@ -254,6 +254,7 @@ int mroce_xmit(struct mroce_qp *qp, struct sk_buff *skb, u16 sport)
 	};
 	int ret;
 
+	mroce_txq_charge(qp, skb);
 	local_bh_disable();
 	ret = mroce_xmit_flow(qp->mdev, &av, sport, skb,
 			      mroce_paths_dst(qp, sport));

@@ -226,6 +226,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = mroce_paths_create(qp);
 		if (err)
 			goto err_free;
+		err = mroce_txq_create(qp);
+		if (err)
+			goto err_free;
 	}
 
 	if (udata) {
@@ -255,6 +258,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_free:
+	mroce_txq_destroy(qp);
 	mroce_paths_destroy(qp);
 	mroce_uqp_destroy(qp);
 	kvfree(qp->tx);
@@ -471,6 +475,9 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mroce_rate_leave(mdev, ibqp->qp_num);
 	mroce_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* Nothing sends now; packets still queued must not wake tx_work. */
+	mroce_txq_destroy(qp);
+	cancel_work_sync(&qp->tx_work);
 
 	mroce_cq_discard_qp(to_mcq(ibqp->send_cq), ibqp);
 	if (ibqp->recv_cq != ibqp->send_cq)

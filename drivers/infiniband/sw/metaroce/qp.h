@@ -25,6 +25,7 @@
 #include "proto/path.h"
 
 struct dst_cache;
+struct sock;
 
 #define MROCE_TX_WINDOW		METAROCE_PSN_WINDOW	/* packets */
 /*
@@ -225,6 +226,11 @@ struct mroce_qp {
 	u64 acked_sent_ns;		/* latest send acknowledged (sent once) */
 	bool ackreq_sent;
 	bool pace_wait;			/* tx_work stopped for the pacer */
+	/* packets below us (txq.c) */
+	struct sock *txq_sk;		/* owns them; RC only */
+	atomic_t txq_out;		/* queued or in the driver */
+	bool txq_wait;			/* tx_work waits for them to drain */
+	struct list_head txq_node;	/* in mdev->txq_waiters, or empty */
 	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
 	struct mroce_rtt rtt;
 
@@ -327,6 +333,11 @@ int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
 void mroce_tx_kick(struct mroce_qp *qp);
+void mroce_txq_dev_init(struct mroce_dev *mdev);
+int mroce_txq_create(struct mroce_qp *qp);
+void mroce_txq_destroy(struct mroce_qp *qp);
+void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb);
+bool mroce_txq_full(struct mroce_qp *qp);
 void mroce_tx_now(struct mroce_qp *qp);
 void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);

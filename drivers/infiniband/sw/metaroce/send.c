@@ -581,6 +581,9 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 			more = true;
 			break;
 		}
+		/* The netdev drops what overflows its queue: wait for it. */
+		if (mroce_txq_full(qp))
+			break;
 		/* Responses first: the peer is waiting on them. */
 		if (mroce_emit_resp(qp))
 			continue;
