@@ -146,6 +146,16 @@ static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn, u32 msn)
 	}
 }
 
+/* Move snd_una over the acknowledged prefix. Lock held. */
+static void mroce_una_advance(struct mroce_qp *qp)
+{
+	while (qp->snd_una != qp->snd_psn &&
+	       mroce_txpkt(qp, qp->snd_una)->acked) {
+		qp->snd_una++;
+		qp->snd_sacked--;
+	}
+}
+
 /*
  * After PSNs were acknowledged: move snd_una, declare holes lost, retire
  * finished WQEs, and resend or send more. Lock held.
@@ -155,11 +165,7 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 	u64 now = ktime_get_ns();
 	u32 p, later = 0;
 
-	while (qp->snd_una != qp->snd_psn &&
-	       mroce_txpkt(qp, qp->snd_una)->acked) {
-		qp->snd_una++;
-		qp->snd_sacked--;
-	}
+	mroce_una_advance(qp);
 	if (qp->snd_una != una) {
 		qp->retries = 0;
 		qp->rnr_retries = 0;
@@ -224,11 +230,7 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	}
 	mroce_paths_on_ack(qp, hdr, c.now, c.echo_pkts);
 	/* What the NAK acknowledges counts before the NAK itself. */
-	while (qp->snd_una != qp->snd_psn &&
-	       mroce_txpkt(qp, qp->snd_una)->acked) {
-		qp->snd_una++;
-		qp->snd_sacked--;
-	}
+	mroce_una_advance(qp);
 	if (syn != METAROCE_SYN_ACK) {
 		mroce_rx_nak(qp, syn, ack, hdr->ack.msn);
 		if (qp->state == IB_QPS_ERR)

@@ -163,6 +163,17 @@ static int mroce_check_cap(struct ib_device *ibdev, struct ib_qp_cap *cap)
 	return 0;
 }
 
+/* What create_qp allocates; each part may be missing. */
+static void mroce_qp_free(struct mroce_qp *qp)
+{
+	mroce_paths_destroy(qp);
+	mroce_uqp_destroy(qp);
+	kvfree(qp->tx);
+	kvfree(qp->rxi);
+	kvfree(qp->sq);
+	kvfree(qp->rq);
+}
+
 static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -259,12 +270,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_free:
 	mroce_txq_destroy(qp);
-	mroce_paths_destroy(qp);
-	mroce_uqp_destroy(qp);
-	kvfree(qp->tx);
-	kvfree(qp->rxi);
-	kvfree(qp->sq);
-	kvfree(qp->rq);
+	mroce_qp_free(qp);
 	return err;
 }
 
@@ -482,12 +488,7 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mroce_cq_discard_qp(to_mcq(ibqp->send_cq), ibqp);
 	if (ibqp->recv_cq != ibqp->send_cq)
 		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
-	mroce_paths_destroy(qp);
-	mroce_uqp_destroy(qp);
-	kvfree(qp->tx);
-	kvfree(qp->rxi);
-	kvfree(qp->sq);
-	kvfree(qp->rq);
+	mroce_qp_free(qp);
 	return 0;
 }
 

@@ -303,8 +303,10 @@ static void mroce_complete_recv(struct mroce_qp *qp, struct mroce_rxinfo *ri)
  */
 static void mroce_rx_advance(struct mroce_qp *qp)
 {
-	while (mroce_sack_test(&qp->rx, qp->rx.base)) {
-		u32 psn = qp->rx.base;
+	u32 psn;
+
+	/* One shift of the window's map per run, not one per PSN. */
+	for (psn = qp->rx.base; mroce_sack_test(&qp->rx, psn); psn++) {
 		struct mroce_rxinfo *ri = mroce_rxi(qp, psn);
 		bool consumes = (ri->flags & METAROCE_F_LAST) &&
 				(ri->opcode == METAROCE_OP_SEND ||
@@ -314,6 +316,7 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 
 		if (consumes && !mroce_rq_ready(qp, 0)) {
 			/* Forget it: the sender repeats it after the RNR wait. */
+			mroce_sack_advance(&qp->rx, psn);
 			mroce_sack_clear(&qp->rx, psn);
 			mroce_nak(qp, METAROCE_SYN_RNR | qp->min_rnr_timer,
 				  qp->rq_msn);
@@ -330,8 +333,8 @@ static void mroce_rx_advance(struct mroce_qp *qp)
 		}
 		if (consumes)
 			mroce_complete_recv(qp, ri);
-		mroce_sack_advance(&qp->rx, psn + 1);
 	}
+	mroce_sack_advance(&qp->rx, psn);
 }
 
 /* One packet for this QP. Lock held. */
