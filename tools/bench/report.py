@@ -309,17 +309,22 @@ class Report:
                  "memory is the peak rise of Slab + VmallocUsed (/proc/meminfo, "
                  "sampled every 0.2 s) on the client host during the run, "
                  "divided by N; it includes the CQs and MRs perftest creates "
-                 "with the QPs.", "",
-                 "| QPs | rxe Mbit/s | MetaRoCE Mbit/s | ratio | rxe kB/QP | MetaRoCE kB/QP | rc rxe/MetaRoCE |",
-                 "|---|---|---|---|---|---|---|")
+                 "with the QPs. Local drops are packets the client's own "
+                 "qdisc dropped (tc -s); a MetaRoCE QP waits for its share "
+                 "of the netdev's queue instead (tx_local_queue_waits).", "",
+                 "| QPs | rxe Mbit/s | MetaRoCE Mbit/s | ratio | rxe kB/QP | MetaRoCE kB/QP | MetaRoCE retransmitted | local drops rxe/MetaRoCE | MetaRoCE local waits | rc rxe/MetaRoCE |",
+                 "|---|---|---|---|---|---|---|---|---|---|")
         rows = []
         for x in xs:
             g = {s: self.get("qps", s, x, "goodput_mbps") for s in STACKS}
             k = {s: ratio(self.get("qps", s, x, "kmem_kb"), num(x)) for s in STACKS}
             rows.append((x, g["rxe"], g["metaroce"]))
-            self.out("| %s | %s | %s | %s | %s | %s | %s/%s |" % (
+            m = self.pair["qps"]["metaroce"].get(x, {})
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s/%s | %s | %s/%s |" % (
                 x, fmt(g["rxe"]), fmt(g["metaroce"]), fmt(ratio(g["metaroce"], g["rxe"])),
-                fmt(k["rxe"], 1), fmt(k["metaroce"], 1),
+                fmt(k["rxe"], 1), fmt(k["metaroce"], 1), self.retx(m),
+                self.pair["qps"]["rxe"].get(x, {}).get("qdisc_drops", "n/a"),
+                m.get("qdisc_drops", "n/a"), m.get("tx_local_queue_waits", "n/a"),
                 self.pair["qps"]["rxe"][x].get("rc", "-"),
                 self.pair["qps"]["metaroce"][x].get("rc", "-")))
         pair_figure(self.bdir, "qps", "Aggregate goodput over QPs", "QPs",
