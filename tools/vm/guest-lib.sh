@@ -179,10 +179,12 @@ counter() {
 	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -1
 }
 # qdisc_drops DEV [NETNS]: packets DEV's qdiscs dropped (a loss no wire
-# saw).
+# saw). The root's count includes its children's (mq, tbf's inner fifo),
+# so only the root is read, as tools/fabric/stats.sh does.
 qdisc_drops() {
 	tc ${2:+-n "$2"} -s qdisc show dev "$1" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { v = $(i + 1); sub(",", "", v); s += v } }
+		awk '$1 == "qdisc" { root = ($0 ~ / root( |$)/); next }
+		     $1 == "Sent" && root { x = $0; sub(/.*dropped /, "", x); sub(/,.*/, "", x); s += x; root = 0 }
 		     END { print s + 0 }'
 }
 qdisc_drops_is() { [ "$(qdisc_drops "$1" "$2")" -eq "$3" ]; }
