@@ -9,11 +9,15 @@
 # rate1 ... rateN jain marks" per 0.1 s sample, rates in Mb/s).
 #
 # env (lists comma-separated): BENCH_PLANES (1,2,4,8), BENCH_PLANE_RATE
-# (Mbit/s per plane, 6), BENCH_PLANE_SECS (8: seconds a scaling run
+# (Mbit/s per plane, 6), BENCH_PLANE_ECN (the planes' queues: red, the
+# ECN-marking fabric the protocol is built for; codel; or off, tail drop
+# at 100 ms), BENCH_PLANE_SECS (8: seconds a scaling run
 # should take at full rate), BENCH_PATHS (paths per connection: 16, and
 # at least 4 per plane), BENCH_FAIL_SECS (4: before, during and after the
 # failure), BENCH_INCAST (2,4,8), BENCH_BOTTLENECK (Mbit/s, 16),
-# BENCH_INCAST_SECS (12), BENCH_PARTS (planes,failover,incast)
+# BENCH_INCAST_SECS (12), BENCH_PARTS (planes,failover,incast),
+# BENCH_TRACE (metaroce tracepoints to record into $OUT/trace.txt, e.g.
+# mroce_rto,mroce_path,mroce_retransmit; none by default)
 . "$REPO/tools/vm/guest-lib.sh"
 . "$REPO/tools/fabric/lib.sh"
 
@@ -23,6 +27,7 @@ CSV=$OUT/bench.csv
 echo "bench,stack,x,metric,value" >"$CSV"
 SIZE=65536
 RATE=${BENCH_PLANE_RATE:-6}
+PECN=${BENCH_PLANE_ECN:-red}
 PLANES=${BENCH_PLANES:-1,2,4,8}
 PSECS=${BENCH_PLANE_SECS:-8}
 FSECS=${BENCH_FAIL_SECS:-4}
@@ -62,7 +67,18 @@ wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
 
 setup_modules
 check "ib core loads" load_ib_core
+TR=/sys/kernel/tracing
+# trace_on: record the BENCH_TRACE events (the fabric loads the module).
+trace_on() {
+	local ev
+	[ -n "${BENCH_TRACE:-}" ] || return 0
+	echo 65536 >$TR/buffer_size_kb
+	for ev in ${BENCH_TRACE//,/ }; do
+		echo 1 >"$TR/events/metaroce/$ev/enable" || return 1
+	done
+}
 row info 0 plane_rate_mbps "$RATE"
+row info 0 plane_ecn "$PECN"
 row info 0 bottleneck_mbps "$BOTTLE"
 
 # --- plane scaling: N planes of RATE Mbit/s each ------------------------
@@ -70,7 +86,8 @@ if part planes; then
 	for n in ${PLANES//,/ }; do
 		PATHS=$(paths "$n")
 		check "fabric up: 2 hosts, $n planes of $RATE Mbit/s, $PATHS paths" \
-			fabric 2 "$n" --rate "${RATE}mbit"
+			fabric 2 "$n" --rate "${RATE}mbit" --ecn "$PECN"
+		check "tracepoints on" trace_on
 		t0=$EPOCHREALTIME
 		c0=$(hwc mroce2)
 		nm=$(msgs $((n * RATE)) "$PSECS")
@@ -93,7 +110,8 @@ fi
 if part failover; then
 	PATHS=$(paths 4)
 	check "fabric up: 4 planes of $RATE Mbit/s for failover" \
-		fabric 2 4 --rate "${RATE}mbit"
+		fabric 2 4 --rate "${RATE}mbit" --ecn "$PECN"
+	check "tracepoints on" trace_on
 	moving() { [ "$(wc -l <"$OUT/failover.samples" 2>/dev/null)" -gt 3 ] &&
 		tail -1 "$OUT/failover.samples" | awk -v b="$(head -1 "$OUT/failover.samples" | cut -d' ' -f2)" '{ exit !($2 - b > 200000) }'; }
 	c0=$(hwc mroce2)
@@ -144,6 +162,7 @@ if part incast; then
 		hosts=$((k + 1))
 		check "fabric up: $hosts hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 			fabric "$hosts" 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
+		check "tracepoints on" trace_on
 		echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
 		mkdir -p /run/incast && rm -f /run/incast/*
 		rtt=$(ns h2 ping -c 5 -i 0.2 -q "$(fabric_addr h1)" | awk -F/ '/^rtt/ { print $5 }')
@@ -180,6 +199,10 @@ if part incast; then
 	done
 fi
 
+if [ -n "${BENCH_TRACE:-}" ]; then
+	echo 0 >$TR/events/metaroce/enable
+	cp $TR/trace "$OUT/trace.txt"
+fi
 fabric_down >/dev/null 2>&1
 check "rmmod" rmmod rdma_metaroce
 check "kernel log has no warnings" dmesg_clean
