@@ -187,8 +187,39 @@ class Report:
         self.targets.append((what, want, got,
                              "n/a" if met is None else ("met" if met else "not met")))
 
+    def runs(self, bench, stack, x):
+        """Every run of a point: BENCH_REPEAT stores run r >= 2 of bench B
+        as bench B-rR."""
+        names = [bench] + ["%s-r%d" % (bench, r) for r in range(2, 10)]
+        return [self.pair[b][stack][str(x)] for b in names
+                if str(x) in self.pair.get(b, {}).get(stack, {})]
+
+    @staticmethod
+    def rate(r):
+        """A run's goodput over its data phase where it was timed (runs of
+        0.5 s of data and more, since data_mbps exists), else up to the
+        client's exit; 0 for a run that failed."""
+        return num(r.get("data_mbps"), num(r.get("goodput_mbps"), 0))
+
+    def row(self, bench, stack, x):
+        """The run of median rate() among a point's runs (the lower of
+        the two middle ones for an even count), so that its counters
+        belong to the figure shown; {} if none."""
+        rs = sorted(self.runs(bench, stack, x), key=self.rate)
+        return rs[(len(rs) - 1) // 2] if rs else {}
+
+    def spread(self, bench, stack, x):
+        """' (lo-hi, N runs)' of a repeated point's rate(), else ''."""
+        g = [self.rate(r) for r in self.runs(bench, stack, x)]
+        return " (%s-%s, %d runs)" % (fmt(min(g)), fmt(max(g)), len(g)) if len(g) > 1 else ""
+
+    def data(self, bench, stack, x):
+        """rate() of the median run, None if the point was not run."""
+        r = self.row(bench, stack, x)
+        return self.rate(r) if r else None
+
     def get(self, bench, stack, x, metric):
-        return num(self.pair[bench][stack][str(x)].get(metric))
+        return num(self.row(bench, stack, x).get(metric))
 
     # --- 1. bandwidth and latency ------------------------------------
     def bandwidth(self):
@@ -198,41 +229,52 @@ class Report:
                  "client's exit. *wall* divides by the client's whole run "
                  "(connection setup included); *tool* is perftest's own "
                  "average (`--report_gbits`; it counts from its first post, "
-                 "so it runs higher). Mbit/s; ratio = MetaRoCE / rxe of "
-                 "goodput. One run per point: on the shared host, repeat "
-                 "runs of one point differed by up to about 30%, so read "
-                 "single ratios near 1 as a tie.", "")
+                 "so it runs higher). *Data phase* ends at the last 0.1 s in "
+                 "which the wire moved more than 16 KiB instead of at the "
+                 "client's exit: like perftest's own average it leaves out "
+                 "perftest's TCP exchange at the end (timed for runs of 0.5 s "
+                 "of data and more). Mbit/s; ratio = MetaRoCE / rxe. One run "
+                 "per point, except ib_write_bw at 64 KiB "
+                 "(the target), run BENCH_REPEAT times (3): its median run is "
+                 "shown. On the shared host repeat runs of one point differed "
+                 "by up to about 30%, so read single ratios near 1 as a tie.", "")
         for tool in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
             xs = xsort(set(self.pair[tool]["rxe"]) | set(self.pair[tool]["metaroce"]))
             if not xs:
                 self.out("*%s: not measured in this run.*" % tool, "")
                 continue
             self.out("### %s" % tool, "",
-                     "| size | rxe goodput | MetaRoCE goodput | ratio | rxe wall | MetaRoCE wall | rxe tool | MetaRoCE tool | rc rxe/MetaRoCE |",
-                     "|---|---|---|---|---|---|---|---|---|")
+                     "| size | rxe goodput | MetaRoCE goodput | ratio | data phase rxe | data phase MetaRoCE | ratio | rxe wall | MetaRoCE wall | rxe tool | MetaRoCE tool | rc rxe/MetaRoCE |",
+                     "|---|---|---|---|---|---|---|---|---|---|---|---|")
             rows = []
             for x in xs:
                 a = self.get(tool, "rxe", x, "goodput_mbps")
                 b = self.get(tool, "metaroce", x, "goodput_mbps")
                 rows.append((x, a, b))
-                self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
+                da = self.get(tool, "rxe", x, "data_mbps")
+                db = self.get(tool, "metaroce", x, "data_mbps")
+                self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
                     size_label(x), fmt(a), fmt(b), fmt(ratio(b, a)),
+                    fmt(da), fmt(db), fmt(ratio(db, da)),
                     fmt(self.get(tool, "rxe", x, "wall_mbps")),
                     fmt(self.get(tool, "metaroce", x, "wall_mbps")),
                     fmt(self.get(tool, "rxe", x, "tool_mbps")),
                     fmt(self.get(tool, "metaroce", x, "tool_mbps")),
-                    self.pair[tool]["rxe"][x].get("rc", "-"),
-                    self.pair[tool]["metaroce"][x].get("rc", "-")))
+                    self.row(tool, "rxe", x).get("rc", "-"),
+                    self.row(tool, "metaroce", x).get("rc", "-")))
             pair_figure(self.bdir, "bw-" + tool, tool + ": goodput, rxe vs MetaRoCE",
                         "message size", "goodput (Mbit/s)", True, rows, logy=True,
                         xfmt="%.0b %BB")
             self.fig("bw-" + tool, tool)
             if tool == "ib_write_bw":
-                a = self.get(tool, "rxe", 65536, "goodput_mbps")
-                b = self.get(tool, "metaroce", 65536, "goodput_mbps")
+                a, b = self.data(tool, "rxe", 65536), self.data(tool, "metaroce", 65536)
                 r = ratio(b, a)
                 self.target("Lossless ib_write_bw at 64 KiB", ">= 2x rdma_rxe",
-                            "%s Mbit/s vs rxe %s: %sx" % (fmt(b), fmt(a), fmt(r)),
+                            "%s Mbit/s%s vs rxe %s%s: %sx (to the client's exit: %sx)" % (
+                                fmt(b), self.spread(tool, "metaroce", 65536), fmt(a),
+                                self.spread(tool, "rxe", 65536), fmt(r),
+                                fmt(ratio(self.get(tool, "metaroce", 65536, "goodput_mbps"),
+                                          self.get(tool, "rxe", 65536, "goodput_mbps")))),
                             None if r is None else r >= 2)
 
     def latency(self):
@@ -271,24 +313,35 @@ class Report:
                  "netem drops the given share of packets on the egress of both "
                  "hosts' eth0 (so each direction of the wire loses it); "
                  "ib_write_bw of 64 KiB messages. A run that did not finish "
-                 "within the timeout counts as 0. Fraction = goodput / the same "
-                 "stack's lossless goodput in this run.", "",
-                 "| loss % | rxe Mbit/s | rxe fraction | MetaRoCE Mbit/s | MetaRoCE fraction | MetaRoCE retransmitted | MetaRoCE RTOs | rc rxe/MetaRoCE |",
-                 "|---|---|---|---|---|---|---|---|")
-        base = {s: self.get("loss", s, "0", "goodput_mbps") for s in STACKS}
+                 "within the timeout counts as 0. Each point is run "
+                 "BENCH_REPEAT times (3), the loss levels taking turns so that "
+                 "the host's drift hits them alike; a point whose first run "
+                 "did not finish is not repeated. Goodput is over the data "
+                 "phase (as in the bandwidth tables): at 10% loss perftest's "
+                 "own TCP exchange after the data took up to 2.5 s of TCP "
+                 "timeouts, for either stack. The table gives the median run "
+                 "(range in brackets) and that run's counters, and the "
+                 "median run's goodput up to the client's exit. Fraction = "
+                 "median / the same stack's lossless median in this run.", "",
+                 "| loss % | rxe Mbit/s | rxe fraction | MetaRoCE Mbit/s | MetaRoCE fraction | to the exit: rxe, MetaRoCE fraction | MetaRoCE retransmitted | MetaRoCE RTOs | rc rxe/MetaRoCE |",
+                 "|---|---|---|---|---|---|---|---|---|")
+        base = {s: self.data("loss", s, "0") for s in STACKS}
+        ebase = {s: self.get("loss", s, "0", "goodput_mbps") for s in STACKS}
         rows = []
         frac = {}
         for x in xs:
-            g = {s: self.get("loss", s, x, "goodput_mbps") for s in STACKS}
+            g = {s: self.data("loss", s, x) for s in STACKS}
             f = {s: ratio(g[s], base[s]) for s in STACKS}
+            fe = {s: ratio(self.get("loss", s, x, "goodput_mbps"), ebase[s]) for s in STACKS}
             frac[x] = f
             rows.append((x, f["rxe"], f["metaroce"]))
-            mr = self.pair["loss"]["metaroce"][x]
-            self.out("| %s | %s | %s | %s | %s | %s | %s | %s/%s |" % (
-                x, fmt(g["rxe"]), fmt(f["rxe"]), fmt(g["metaroce"]),
-                fmt(f["metaroce"]), self.retx(mr), mr.get("rto_events", "n/a"),
-                self.pair["loss"]["rxe"][x].get("rc", "-"),
-                self.pair["loss"]["metaroce"][x].get("rc", "-")))
+            mr = self.row("loss", "metaroce", x)
+            self.out("| %s | %s%s | %s | %s%s | %s | %s, %s | %s | %s | %s/%s |" % (
+                x, fmt(g["rxe"]), self.spread("loss", "rxe", x), fmt(f["rxe"]),
+                fmt(g["metaroce"]), self.spread("loss", "metaroce", x),
+                fmt(f["metaroce"]), fmt(fe["rxe"]), fmt(fe["metaroce"]),
+                self.retx(mr), mr.get("rto_events", "n/a"),
+                self.row("loss", "rxe", x).get("rc", "-"), mr.get("rc", "-")))
         pair_figure(self.bdir, "loss", "Goodput under loss, fraction of lossless",
                     "random loss (%)", "fraction of own lossless goodput", False, rows)
         self.fig("loss", "loss")
