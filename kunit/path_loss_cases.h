@@ -18,9 +18,11 @@ static void test_tp_loss_sack(struct mt *t)
 	for (seq = 0; seq < 6; seq++)
 		MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == seq);
 	MT_CHECK(t, p.inflight == 6 * TP_MTU);
+	MT_CHECK(t, !mroce_path_has_gap(&p));
 
 	/* 1 and 2 arrive: two later packets are not enough to give up 0. */
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 1, TP_MTU));
+	MT_CHECK(t, mroce_path_has_gap(&p));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 2, TP_MTU));
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 2, TP_MTU));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
@@ -37,6 +39,8 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, p.losses == 1);
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
 	MT_CHECK(t, p.done.base == 4);
+	/* The hole is gone: 4 and 5 are out, nothing after them is in. */
+	MT_CHECK(t, !mroce_path_has_gap(&p));
 	/* A late ack of a packet declared lost changes nothing. */
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 0, TP_MTU));
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
@@ -56,6 +60,18 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, mroce_path_seq_lost(&p, 69, now, now));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 71, now, now));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 198, now, now));
+
+	/* In order, there is never a gap, however many are out. */
+	mroce_path_init(&p, 0, 256, 1);
+	for (seq = 0; seq < 100; seq++)
+		(void)mroce_path_on_send(&p, now, 256);
+	for (seq = 0; seq < 99; seq++) {
+		MT_CHECK(t, mroce_path_on_acked(&p, now, seq, 256));
+		MT_CHECK(t, !mroce_path_has_gap(&p));
+	}
+	/* Nothing outstanding: nothing is missing either. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 99, 256));
+	MT_CHECK(t, !mroce_path_has_gap(&p));
 }
 
 static void test_tp_loss_timer(struct mt *t)

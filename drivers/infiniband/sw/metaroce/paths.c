@@ -161,6 +161,17 @@ bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now)
 	return true;
 }
 
+/* Whether mroce_paths_lost() can find a loss on any path. */
+bool mroce_paths_have_gap(struct mroce_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (mroce_path_has_gap(&qp->paths[i]))
+			return true;
+	return false;
+}
+
 /*
  * Per-path feedback of an ACK: RTT sample, liveness and ECN for the path
  * it echoes, and the receiver's rate hint for the pacer.

@@ -312,6 +312,12 @@ bool mroce_path_seq_done(const struct mroce_path *p, u32 seq)
 	return !path_seq_outstanding(p, seq);
 }
 
+bool mroce_path_has_gap(const struct mroce_path *p)
+{
+	/* delivered keeps done's base: its bits are all after a hole. */
+	return path_outstanding(p) && mroce_sack_count(&p->delivered);
+}
+
 void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes)
 {
 	if (path_seq_outstanding(p, seq))

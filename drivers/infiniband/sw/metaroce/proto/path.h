@@ -153,6 +153,12 @@ bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
 bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
 
 /*
+ * Whether a packet of the path was delivered after one still outstanding:
+ * without that, mroce_path_seq_lost() is false for every packet.
+ */
+bool mroce_path_has_gap(const struct mroce_path *p);
+
+/*
  * Stop tracking @seq without judging the path: the caller resends the PSN
  * for a reason of its own (RNR, a connection-level timeout), or its PSN
  * was acknowledged but was sent more than once, so the acknowledgment
