@@ -7,16 +7,25 @@
 #
 #   tools/vm/run-vm.sh -k BZIMAGE -s tools/bench/guest-profile.sh -o OUT \
 #       -e REPO=... -e KDIR=... [-e PROF_SIZE=65536 -e PROF_ITERS=1500 \
-#       -e PROF_TOOL=ib_write_bw]
+#       -e PROF_TOOL=ib_write_bw -e PROF_LOSS=0]
+#
+# PROF_LOSS (percent, 0) drops that share of packets both ways (netem on
+# both ends of the veth): where the CPU goes while repairing.
 . "$REPO/tools/vm/guest-lib.sh"
 
 SIZE=${PROF_SIZE:-65536}
 ITERS=${PROF_ITERS:-1500}
 TOOL=${PROF_TOOL:-ib_write_bw}
+LOSS=${PROF_LOSS:-0}
 
 setup_modules
 check "ib core loads" load_ib_core
 two_hosts
+if [ "$LOSS" != 0 ]; then
+	check "netem loss $LOSS% both ways" sh -c \
+		"ip -n h2 link >/dev/null && tc -n h2 qdisc add dev v3 root netem loss $LOSS% &&
+		 tc -n h3 qdisc add dev v4 root netem loss $LOSS%"
+fi
 ns h2 "$TOOL" -F -d mroce2 -x "$g2" -s "$SIZE" -n "$ITERS" >"$OUT/srv.txt" 2>&1 &
 srv=$!
 sleep 1
