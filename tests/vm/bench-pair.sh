@@ -17,7 +17,8 @@
 # (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
 # BENCH_PARTS (bw,lat,loss,shaped,qps), BENCH_STACKS ("rxe metaroce"),
 # BENCH_REPEAT (3: runs of each loss point and of ib_write_bw at 64 KiB;
-# run r >= 2 of bench B is stored as bench B-rR),
+# run r >= 2 of bench B is stored as bench B-rR), BENCH_TXQLEN (eth0's
+# txqueuelen, whose half MetaRoCE may queue below it; unset: 1000),
 # BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
 # `rdma res show qp -dd`, kept in raw/; unset: none)
 . "$REPO/tools/vm/guest-lib.sh"
@@ -260,6 +261,7 @@ check "perftest gets the measured TSC rate (cpu MHz)" cpu_mhz
 check "ib core loads" load_ib_core
 check "rdma_rxe loads" modprobe rdma_rxe
 check "rdma_metaroce loads" modprobe rdma_metaroce
+[ -n "${BENCH_TXQLEN:-}" ] && ip link set eth0 txqueuelen "$BENCH_TXQLEN"
 ip link set eth0 up
 ip addr add "10.50.0.$n/24" dev eth0
 row info both 0 vcpus "$(nproc)"
