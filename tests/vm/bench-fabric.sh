@@ -68,15 +68,16 @@ wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
 setup_modules
 check "ib core loads" load_ib_core
 TR=/sys/kernel/tracing
-# trace_on: record the BENCH_TRACE events (the fabric loads the module).
-trace_on() {
+# trace_on: record the BENCH_TRACE events, if any (a check only then).
+# Called after each fabric comes up: that is what loads the module.
+trace_enable() {
 	local ev
-	[ -n "${BENCH_TRACE:-}" ] || return 0
-	echo 65536 >$TR/buffer_size_kb
+	echo 65536 >$TR/buffer_size_kb || return 1
 	for ev in ${BENCH_TRACE//,/ }; do
 		echo 1 >"$TR/events/metaroce/$ev/enable" || return 1
 	done
 }
+trace_on() { [ -z "${BENCH_TRACE:-}" ] || check "tracepoints on: $BENCH_TRACE" trace_enable; }
 row info 0 plane_rate_mbps "$RATE"
 row info 0 plane_ecn "$PECN"
 row info 0 bottleneck_mbps "$BOTTLE"
@@ -87,7 +88,7 @@ if part planes; then
 		PATHS=$(paths "$n")
 		check "fabric up: 2 hosts, $n planes of $RATE Mbit/s, $PATHS paths" \
 			fabric 2 "$n" --rate "${RATE}mbit" --ecn "$PECN"
-		check "tracepoints on" trace_on
+		trace_on
 		t0=$EPOCHREALTIME
 		c0=$(hwc mroce2)
 		nm=$(msgs $((n * RATE)) "$PSECS")
@@ -111,7 +112,7 @@ if part failover; then
 	PATHS=$(paths 4)
 	check "fabric up: 4 planes of $RATE Mbit/s for failover" \
 		fabric 2 4 --rate "${RATE}mbit" --ecn "$PECN"
-	check "tracepoints on" trace_on
+	trace_on
 	moving() { [ "$(wc -l <"$OUT/failover.samples" 2>/dev/null)" -gt 3 ] &&
 		tail -1 "$OUT/failover.samples" | awk -v b="$(head -1 "$OUT/failover.samples" | cut -d' ' -f2)" '{ exit !($2 - b > 200000) }'; }
 	c0=$(hwc mroce2)
@@ -162,7 +163,7 @@ if part incast; then
 		hosts=$((k + 1))
 		check "fabric up: $hosts hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 			fabric "$hosts" 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
-		check "tracepoints on" trace_on
+		trace_on
 		echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
 		mkdir -p /run/incast && rm -f /run/incast/*
 		rtt=$(ns h2 ping -c 5 -i 0.2 -q "$(fabric_addr h1)" | awk -F/ '/^rtt/ { print $5 }')

@@ -81,34 +81,26 @@ sample_eth0() {
 	done
 }
 
-# goodput SAMPLES END BYTES: Mb/s of BYTES over the time from the last
+# rates SAMPLES END BYTES: "GOODPUT DATA", Mb/s of BYTES from the last
 # sample before the wire moved more than 2% of BYTES (at least 16 KiB:
-# perftest's TCP exchange) to END.
-goodput() {
+# perftest's TCP exchange) to END (GOODPUT), and to the last sample whose
+# 0.1 s moved more than 16 KiB (DATA, the data phase). perftest's own
+# average likewise leaves out its setup and its TCP exchange at the end,
+# which under TCG and at 10% loss (TCP timeouts) takes seconds. DATA is
+# "-" when the phase is under 0.5 s: too short to time.
+rates() {
 	awk -v t1="$2" -v bytes="$3" '
 	BEGIN { th = bytes * 0.02; if (th < 16384) th = 16384 }
 	NR == 1 { b0 = $2 }
 	!t0 && $2 - b0 > th { t0 = pt }
-	{ pt = $1 }
-	END {
-		if (!t0 || t1 <= t0 || bytes <= 0) { print "0"; exit }
-		printf "%.3f\n", bytes * 8 / (t1 - t0) / 1e6
-	}' "$1"
-}
-
-# data_rate SAMPLES BYTES: Mb/s of BYTES over the data phase: from the
-# same start as goodput() to the last sample whose 0.1 s moved more than
-# 16 KiB. perftest's own average likewise leaves out its setup and its
-# TCP exchange at the end, which under TCG and at 10% loss (TCP timeouts)
-# takes seconds. Empty when the phase is under 0.5 s: too short to time.
-data_rate() {
-	awk -v bytes="$2" '
-	BEGIN { th = bytes * 0.02; if (th < 16384) th = 16384 }
-	NR == 1 { b0 = $2 }
-	!t0 && $2 - b0 > th { t0 = pt }
-	NR > 1 && $2 - pb > 16384 { t1 = $1 }
+	NR > 1 && $2 - pb > 16384 { td = $1 }
 	{ pt = $1; pb = $2 }
-	END { if (t0 && t1 - t0 >= 0.5 && bytes > 0) printf "%.3f\n", bytes * 8 / (t1 - t0) / 1e6 }' "$1"
+	END {
+		if (!t0 || t1 <= t0 || bytes <= 0) { print "0 -"; exit }
+		printf "%.3f ", bytes * 8 / (t1 - t0) / 1e6
+		if (td - t0 >= 0.5) printf "%.3f\n", bytes * 8 / (td - t0) / 1e6
+		else print "-"
+	}' "$1"
 }
 
 # kmem: kernel memory in kB that QPs live in: slab plus vmalloc (queues).
@@ -136,7 +128,7 @@ HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_s
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
-	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp rp='' k0 c
+	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp rp='' k0 c g d
 	local -A c0
 	local q0
 	shift 6
@@ -170,10 +162,9 @@ perf() {
 	row "$bench" "$stack" "$x" wall_mbps "$PAIR_RATE"
 	cp "$raw/samples" "$raw/$bench-$stack-$x.samples"
 	if [ "$PAIR_RC" = 0 ]; then
-		row "$bench" "$stack" "$x" goodput_mbps \
-			"$(goodput "$raw/samples" "$PAIR_END" "$PAIR_BYTES")"
-		row "$bench" "$stack" "$x" data_mbps \
-			"$(data_rate "$raw/samples" "$PAIR_BYTES")"
+		read -r g d < <(rates "$raw/samples" "$PAIR_END" "$PAIR_BYTES")
+		row "$bench" "$stack" "$x" goodput_mbps "$g"
+		row "$bench" "$stack" "$x" data_mbps "${d#-}"
 	else
 		row "$bench" "$stack" "$x" goodput_mbps 0
 	fi

@@ -2,8 +2,9 @@
 # Where MetaRoCE spends the CPU in a perftest run: one VM, two namespaces
 # joined by a veth pair (guest-lib's two_hosts), PROF_TOOL (ib_write_bw;
 # ib_read_bw and ib_send_bw work too) of PROF_SIZE-byte messages while
-# perf samples every CPU (cpu-clock: TCG has no PMU). Writes $OUT/perf-report.txt (flat, by symbol) and
-# $OUT/perf-callers.txt (call graph of the top kernel symbols).
+# perf samples every CPU (cpu-clock: TCG has no PMU). Writes
+# $OUT/perf-report.txt (flat, by symbol) and $OUT/perf-callers.txt (call
+# graph of the top kernel symbols).
 #
 #   tools/vm/run-vm.sh -k BZIMAGE -s tools/bench/guest-profile.sh -o OUT \
 #       -e REPO=... -e KDIR=... [-e PROF_SIZE=65536 -e PROF_ITERS=1500 \
@@ -23,7 +24,7 @@ check "ib core loads" load_ib_core
 two_hosts
 if [ "$LOSS" != 0 ]; then
 	check "netem loss $LOSS% both ways" sh -c \
-		"ip -n h2 link >/dev/null && tc -n h2 qdisc add dev v3 root netem loss $LOSS% &&
+		"tc -n h2 qdisc add dev v3 root netem loss $LOSS% &&
 		 tc -n h3 qdisc add dev v4 root netem loss $LOSS%"
 fi
 ns h2 "$TOOL" -F -d mroce2 -x "$g2" -s "$SIZE" -n "$ITERS" >"$OUT/srv.txt" 2>&1 &

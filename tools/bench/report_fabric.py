@@ -4,7 +4,8 @@ failure, incast): MetaRoCE alone on the one-VM testbed. A mixin of its
 Report, whose out(), fig(), target(), fab and run it uses."""
 import os
 
-from report_util import HEAD, fmt, gnuplot, num, ratio, read1, write_csv, xsort
+from report_util import (HEAD, fmt, gnuplot, last_data, num, ratio, read1, read_series,
+                         write_csv, xsort)
 
 
 class FabricSections:
@@ -73,14 +74,12 @@ unset multiplot
         """Application Mbit/s from the last sample before the link moved
         20 kB to the last sample that saw data (over 2500 B, more than
         ACKs) in a fabric "seconds bytes" series; None without one."""
-        p = os.path.join(self.run, "fabric", name)
+        s = read_series(os.path.join(self.run, "fabric", name))
         b = num(app_bytes)
-        if not os.path.exists(p) or not b:
+        if not s or not b:
             return None
-        with open(p) as f:
-            s = [tuple(map(float, ln.split())) for ln in f if len(ln.split()) == 2]
         t0 = next((pt for (pt, _), (t, v) in zip(s, s[1:]) if v - s[0][1] > 20000), None)
-        t1 = max((t for (_, pb), (t, v) in zip(s, s[1:]) if v - pb > 2500), default=None)
+        t1 = last_data(s)
         if t0 is None or t1 is None or t1 <= t0:
             return None
         return b * 8 / (t1 - t0) / 1e6
@@ -250,13 +249,8 @@ unset multiplot
 
     def incast_series(self, k, win=0.5):
         d = os.path.join(self.run, "fabric")
-        series = []
-        for i in range(2, k + 2):
-            p = os.path.join(d, "incast%d-h%d.samples" % (k, i))
-            if not os.path.exists(p):
-                return None
-            with open(p) as f:
-                series.append([tuple(map(float, ln.split())) for ln in f if len(ln.split()) == 2])
+        series = [read_series(os.path.join(d, "incast%d-h%d.samples" % (k, i)))
+                  for i in range(2, k + 2)]
         if not all(series):
             return None
         t1 = max(s[-1][0] for s in series)
@@ -281,25 +275,20 @@ unset multiplot
         # data if it completed (perftest under TCG exits seconds after the
         # last data, and those seconds say nothing about fairness), at its
         # exit if it failed (a stalled sender counts as 0 until then).
+        lasts = [last_data(s) for s in series]
         ends = []
-        for i, s in zip(range(2, k + 2), series):
+        for i, last in zip(range(2, k + 2), lasts):
             done = num(read1(os.path.join(d, "incast%d-%d.gp" % (k, i))), 0) > 0
-            last_data = max((t for (t, b), (_, pb) in zip(s[1:], s) if b - pb > 2500),
-                            default=None)
-            if done and last_data:
-                ends.append(last_data)
+            if done and last:
+                ends.append(last)
             else:
                 ends.append(num(read1(os.path.join(d, "incast%d-%d.end" % (k, i)))))
         first_end = min((e for e in ends if e), default=t1) - t0
         # Plot up to the last time any sender moved data (not through a
         # stalled sender's timeout).
-        last_move = max(max((t for (t, b), (_, pb) in zip(s[1:], s) if b - pb > 2500),
-                            default=s[0][0]) for s in series)
-        marks = []
-        mp = os.path.join(d, "incast%d.marks" % k)
-        if os.path.exists(mp):
-            with open(mp) as f:
-                marks = [tuple(map(float, ln.split())) for ln in f if len(ln.split()) == 2]
+        last_move = max(s[0][0] if last is None else last for s, last in zip(series, lasts))
+        marks = read_series(os.path.join(d, "incast%d.marks" % k))
+
         def rates_at(t):  # Mbit/s of each sender over [t, t + win], t from t0
             return [(at(s, t0 + t + win) - at(s, t0 + t)) * 8 / win / 1e6 for s in series]
 
@@ -317,6 +306,7 @@ unset multiplot
         write_csv(os.path.join(self.bdir, "incast%d.csv" % k),
                   ["seconds"] + ["h%d_mbps" % i for i in range(2, k + 2)] + ["jain", "ce_marks"],
                   rows)
+
         def jain_at(t):
             return jain_of(rates_at(t)) or 0
         # Settle: the first window, sliding by one 0.1 s sample from the

@@ -46,6 +46,20 @@ def read1(path):
         return None
 
 
+def read_series(path):
+    """A "seconds value" file as (t, v) pairs; [] if it is missing."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [tuple(map(float, ln.split())) for ln in f if len(ln.split()) == 2]
+
+
+def last_data(s, default=None):
+    """The last sample time in a "seconds bytes" series whose interval
+    moved more than 2500 bytes (more than ACKs and perftest's TCP)."""
+    return max((t for (pt, pb), (t, b) in zip(s, s[1:]) if b - pb > 2500), default=default)
+
+
 def ratio(a, b):
     a, b = num(a), num(b)
     if a is None or b is None or b == 0:
