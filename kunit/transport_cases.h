@@ -18,6 +18,7 @@
 
 static void test_tp_cc_window(struct mt *t)
 {
+	const u64 gap = MROCE_CC_LOSS_GAP_RTTS * 100 * TP_US;
 	struct mroce_cc cc;
 	unsigned int i;
 	u64 now = 0;
@@ -81,21 +82,27 @@ static void test_tp_cc_window(struct mt *t)
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 200 * TP_US, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 1000);
 	/* A loss on a path with no marks takes an eighth, not below two
-	 * MTUs, still once per RTT ...
+	 * MTUs, at most once per MROCE_CC_LOSS_GAP_RTTS RTTs ...
 	 */
 	mroce_cc_init(&cc, 1000, 0);
 	cc.cwnd = 8001;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 7001 && cc.ssthresh == 7001);
-	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US - 1, 100 * TP_US));
+	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
+	MT_CHECK(t, !mroce_cc_on_loss(&cc, gap - 1, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 7001);
 	cc.cwnd = 2100;
-	MT_CHECK(t, mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
+	MT_CHECK(t, mroce_cc_on_loss(&cc, gap, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == MROCE_CC_LOSS_MIN_PKTS * 1000);
 	/* ... and a smaller window does not grow. */
 	cc.cwnd = 1000;
-	MT_CHECK(t, mroce_cc_on_loss(&cc, 200 * TP_US, 100 * TP_US));
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 2 * gap, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 1000);
+	/* A mark within the gap still halves: it is congestion. */
+	cc.cwnd = 4000;
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, 2 * gap + 100 * TP_US, 100 * TP_US,
+				    1, 1));
+	MT_CHECK(t, cc.cwnd == 2000);
 	/* Timeout: minimum window, ssthresh at half the old window. */
 	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.cwnd = 40 * TP_MTU;

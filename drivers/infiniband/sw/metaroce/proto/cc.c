@@ -4,9 +4,10 @@
  * signals congestion through ECN marks long before it drops, so marks are
  * the primary signal; only the path whose packets were marked reacts,
  * which moves load to the other paths. Loss halves the window too, but
- * on a path that saw no marks it is as likely corruption as a queue, and
- * it leaves room for two packets: with one, the next loss on the path
- * could only be found by its timer.
+ * on a path that saw no marks it is as likely corruption as a queue: it
+ * takes an eighth, at most once per few RTTs, and leaves room for two
+ * packets: with one, the next loss on the path could only be found by
+ * its timer.
  */
 #include "cc.h"
 #include <metaroce/wire.h>
@@ -113,6 +114,13 @@ bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 	/* ecn_frac decays to 0 only after marks have stopped for a while. */
 	if (cc->ecn_frac)
 		return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
+	/*
+	 * Every path of a link with random loss loses about once per RTT;
+	 * answering each took the windows below what the link carries.
+	 */
+	if (cc->decreased && now - cc->last_decrease_ns <
+			     MROCE_CC_LOSS_GAP_RTTS * cc_gate(srtt_ns))
+		return false;
 	return cc_decrease(cc, now, srtt_ns, MROCE_CC_LOSS_MIN_PKTS * cc->mtu,
 			   MROCE_CC_LOSS_SHIFT);
 }

@@ -31,6 +31,11 @@
  */
 #define MROCE_CC_LOSS_SHIFT	3
 #define MROCE_CC_LOSS_MIN_PKTS	2
+/*
+ * ... and at most once per this many RTTs: once per RTT, random loss of
+ * p held a path near sqrt(8 / p) packets (28 at 1%, 9 at 10%).
+ */
+#define MROCE_CC_LOSS_GAP_RTTS	4
 /* Gate for "once per RTT" before the path has an RTT sample. */
 #define MROCE_CC_DEFAULT_RTT_NS	100000ULL
 /* ECN-marked fraction: fixed point, 1.0 == MROCE_CC_FRAC_ONE. */
