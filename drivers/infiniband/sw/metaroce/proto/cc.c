@@ -115,8 +115,9 @@ bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 	if (cc->ecn_frac)
 		return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
 	/*
-	 * Every path of a link with random loss loses about once per RTT;
-	 * answering each took the windows below what the link carries.
+	 * Under random loss every path loses again within a few RTTs;
+	 * answering each loss held the windows to what the loss rate
+	 * allows, whatever the link carries (sqrt(8 / p) packets).
 	 */
 	if (cc->decreased && now - cc->last_decrease_ns <
 			     MROCE_CC_LOSS_GAP_RTTS * cc_gate(srtt_ns))
