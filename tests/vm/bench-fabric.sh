@@ -68,8 +68,9 @@ wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
 setup_modules
 check "ib core loads" load_ib_core
 TR=/sys/kernel/tracing
-# trace_on: record the BENCH_TRACE events, if any (a check only then).
-# Called after each fabric comes up: that is what loads the module.
+# trace_enable: record the BENCH_TRACE events. trace_on: that, as a
+# check, when any are asked for; called after each fabric comes up, since
+# that is what loads the module.
 trace_enable() {
 	local ev
 	echo 65536 >$TR/buffer_size_kb || return 1

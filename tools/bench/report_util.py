@@ -114,13 +114,20 @@ set grid
 """
 
 
+def ratio_csv(bdir, name, xcol, rows):
+    """Write rows (x, rxe, metaroce) and their ratio as NAME.csv, the data
+    of a figure; returns the file's name."""
+    data = "%s.csv" % name
+    write_csv(os.path.join(bdir, data),
+              [xcol, "rxe", "metaroce", "metaroce_over_rxe"],
+              [(x, a, b, ratio(b, a)) for x, a, b in rows])
+    return data
+
+
 def pair_figure(bdir, name, title, xlabel, ylabel, logx, rows, logy=False,
                 xfmt=""):
     """rows: (x, rxe, metaroce). Absolute (top) and ratio (bottom)."""
-    data = "%s.csv" % name
-    write_csv(os.path.join(bdir, data),
-              ["x", "rxe", "metaroce", "metaroce_over_rxe"],
-              [(x, a, b, ratio(b, a)) for x, a, b in rows])
+    data = ratio_csv(bdir, name, "x", rows)
     s = HEAD + """set output '%s.png'
 set multiplot layout 2,1 title '%s'
 %s
@@ -146,10 +153,7 @@ unset multiplot
 
 def bar_figure(bdir, name, title, ylabel, rows):
     """rows: (label, rxe, metaroce) as clustered bars, plus the ratio."""
-    data = "%s.csv" % name
-    write_csv(os.path.join(bdir, data),
-              ["what", "rxe", "metaroce", "metaroce_over_rxe"],
-              [(x, a, b, ratio(b, a)) for x, a, b in rows])
+    data = ratio_csv(bdir, name, "what", rows)
     s = HEAD + """set output '%s.png'
 set multiplot layout 2,1 title '%s'
 set style data histograms
