@@ -38,6 +38,10 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_ECN_CE_RX].name = "ecn_ce_received",
 	[MROCE_CNT_ECN_ECHOED].name = "ecn_ce_echoed",
 	[MROCE_CNT_TX_LOCAL_WAIT].name = "tx_local_queue_waits",
+	[MROCE_CNT_TX_STALL_PSN_WINDOW].name = "tx_stall_psn_window",
+	[MROCE_CNT_TX_STALL_PIPE].name = "tx_stall_pipe",
+	[MROCE_CNT_TX_STALL_CWND].name = "tx_stall_cwnd",
+	[MROCE_CNT_TX_STALL_PACE].name = "tx_stall_pace",
 };
 
 /* "rx_drop_<reason>", from the protocol code's reason names. */

@@ -547,6 +547,20 @@ static bool mroce_ackreq_unanswered(struct mroce_qp *qp)
 }
 
 /*
+ * Requests wait and the PSN window or the pipe is full: which one tells
+ * an operator whether holes at snd_una or the unacknowledged packets
+ * hold the QP back.
+ */
+static void mroce_count_room_stall(struct mroce_qp *qp)
+{
+	enum mroce_counter c = MROCE_CNT_TX_STALL_PIPE;
+
+	if (mroce_in_flight(qp) >= MROCE_TX_WINDOW)
+		c = MROCE_CNT_TX_STALL_PSN_WINDOW;
+	mroce_count(qp->mdev, c, 1);
+}
+
+/*
  * Send what is owed (responses, repairs, probes) and what the windows
  * and the pacer allow, at most budget packets. Returns whether work is
  * left for tx_work. Lock held.
@@ -574,7 +588,7 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 	       qp->state == IB_QPS_RTR) {
 		u64 now = ktime_get_ns();
 		bool rnr = qp->rnr_until_ns && now < qp->rnr_until_ns;
-		bool fresh;
+		bool fresh, queued;
 		int idx;
 
 		if (!budget--) {
@@ -587,21 +601,27 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 		/* Responses first: the peer is waiting on them. */
 		if (mroce_emit_resp(qp))
 			continue;
-		fresh = mroce_tx_room(qp) &&
-			qp->state == IB_QPS_RTS && qp->sq_tx != qp->sq_head;
+		queued = qp->state == IB_QPS_RTS && qp->sq_tx != qp->sq_head;
+		fresh = queued && mroce_tx_room(qp);
 		if (qp->state != IB_QPS_RTR && mroce_tx_probe(qp, now, fresh))
 			continue;
-		if (rnr || (!qp->lost_count && !fresh))
+		if (rnr || (!qp->lost_count && !fresh)) {
+			if (!rnr && queued)
+				mroce_count_room_stall(qp);
 			break;
+		}
 		if (!mroce_paths_pace_ok(qp, now)) {
 			/* path_timer wakes us at the pacer's time. */
 			qp->pace_wait = true;
+			mroce_count(qp->mdev, MROCE_CNT_TX_STALL_PACE, 1);
 			break;
 		}
 		/* No path with window to spare: ACKs or path timers reopen. */
 		idx = mroce_paths_pick(qp, seg);
-		if (idx < 0)
+		if (idx < 0) {
+			mroce_count(qp->mdev, MROCE_CNT_TX_STALL_CWND, 1);
 			break;
+		}
 		n = 1;
 		if (!mroce_next_lost(qp, &psn) &&
 		    (!fresh || !mroce_next_req(qp, &psn, &n)))
