@@ -141,7 +141,11 @@ for h in h1:v1 h2:v2; do
 done
 check "mroce-verify under 10% loss, dup, reorder, corrupt: 0 corrupt" \
 	mverify loss10 1M 400
+stall0=$(counter mroce2 tx_stall_cwnd)
 pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
+# Losses shrink the paths' windows below what the transfer could use.
+check "10% loss: sends waited for the paths' windows (tx_stall_cwnd)" \
+	counter_ge mroce2 tx_stall_cwnd $((stall0 + 1))
 check "the repair happened: tx_retransmits grew" \
 	counter_ge mroce2 tx_retransmits $((retx0 + 10))
 check "duplicates were recognised" counter_ge mroce1 rx_duplicates 1
