@@ -197,7 +197,7 @@ static void mroce_tx_find_lost(struct mroce_qp *qp, u64 now)
  * After PSNs were acknowledged: move snd_una, declare holes lost, retire
  * finished WQEs, and resend or send more. Lock held.
  */
-static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
+static void mroce_tx_progress(struct mroce_qp *qp, u32 una, u64 now)
 {
 	mroce_una_advance(qp);
 	if (qp->snd_una != una) {
@@ -205,7 +205,7 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una)
 		qp->rnr_retries = 0;
 		mroce_tx_start_timer(qp);
 	}
-	mroce_tx_find_lost(qp, ktime_get_ns());
+	mroce_tx_find_lost(qp, now);
 	/* mroce_tx_now() completes what is finished once it has sent. */
 	if (qp->lost_count || qp->snd_una != una || qp->sq_tx != qp->sq_head)
 		mroce_tx_now(qp);
@@ -251,7 +251,7 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		if (qp->state == IB_QPS_ERR)
 			return;
 	}
-	mroce_tx_progress(qp, una);
+	mroce_tx_progress(qp, una, c.now);
 }
 
 /* A READ_RESP or ATOMIC_ACK: place it, and it acknowledges its PSN. */
@@ -296,6 +296,6 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
 	if (h->psn != una)
 		mroce_count(qp->mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
 	mroce_ack_psn(qp, h->psn, true, &c);
-	mroce_tx_progress(qp, una);
+	mroce_tx_progress(qp, una, c.now);
 }
 
