@@ -550,6 +550,13 @@ static bool mroce_ackreq_unanswered(struct mroce_qp *qp)
 	       !mroce_txpkt(qp, qp->ackreq_psn)->acked;
 }
 
+/* Whether a response, a repair or a new request waits to be sent. */
+static bool mroce_tx_has_work(struct mroce_qp *qp)
+{
+	return qp->rdq_tail != qp->rdq_head || qp->lost_count ||
+	       (qp->sq_tx != qp->sq_head && mroce_tx_room(qp));
+}
+
 /*
  * Requests wait and the PSN window or the pipe is full: which one tells
  * an operator whether holes at snd_una or the unacknowledged packets
@@ -600,8 +607,11 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 			break;
 		}
 		/* The netdev drops what overflows its queue: wait for it. */
-		if (mroce_txq_full(qp))
+		if (mroce_txq_full(qp)) {
+			if (mroce_tx_has_work(qp))
+				mroce_count(qp->mdev, MROCE_CNT_TX_LOCAL_WAIT, 1);
 			break;
+		}
 		/* Responses first: the peer is waiting on them. */
 		if (mroce_emit_resp(qp, now))
 			continue;

@@ -192,6 +192,5 @@ bool mroce_txq_full(struct mroce_qp *qp)
 	if (atomic_read(&mdev->txq_out) < budget)
 		return false;
 wait:
-	mroce_count(mdev, MROCE_CNT_TX_LOCAL_WAIT, 1);
 	return true;
 }
