@@ -24,7 +24,8 @@ fabric() {
 
 # write_bw NAME SRC DST N [PORT]: ib_write_bw of N x 64 KiB from SRC to DST
 # while sampling DST's link; prints goodput in Mbit/s: application bytes
-# over the time from the link's first busy sample to the client's exit.
+# over the time from the link's first busy sample to the client's exit
+# (GOODPUT_TO=data: to the end of the data phase, see goodput).
 # With QP_SNAP set, SRC's QPs and their paths are saved every second to
 # $OUT/NAME.qp while they exist.
 write_bw() {
@@ -76,13 +77,18 @@ snap_qps() {
 }
 
 # goodput SAMPLES END BYTES: BYTES*8 over the time from the last sample
-# before the link moved more than a trickle (ACKs only) to END.
+# before the link moved more than a trickle (ACKs only) to END, or with
+# GOODPUT_TO=data to the last sample whose 0.1 s moved more than 16 KiB
+# if that is earlier: the data phase, without perftest's TCP exchange
+# and exit after it, which under TCG take 1-2 s.
 goodput() {
-	awk -v t1="$2" -v bytes="$3" '
+	awk -v t1="$2" -v bytes="$3" -v data="$([ "${GOODPUT_TO:-}" = data ] && echo 1)" '
 	NR == 1 { b0 = $2 }
 	!t0 && $2 - b0 > 20000 { t0 = pt }
-	{ pt = $1 }
+	NR > 1 && $2 - pb > 16384 { td = $1 }
+	{ pt = $1; pb = $2 }
 	END {
+		if (data && td > t0 && td < t1) t1 = td
 		if (!t0 || t1 <= t0) { print "0"; exit 1 }
 		printf "%.1f\n", bytes * 8 / (t1 - t0) / 1e6
 	}' "$1"
