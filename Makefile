@@ -5,7 +5,7 @@
 #   make demo      build everything, boot two VM hosts, bind the device on each
 #   make check     build everything and run every test (host, KUnit, VM)
 #   make bench     run the benchmarks against rdma_rxe in VMs and write
-#                  Documentation/benchmarks.md (about 30-40 minutes)
+#                  Documentation/benchmarks.md (about 45-55 minutes)
 #   make modules   build the modules (KDIR= a kernel build tree; default:
 #                  the cached test kernel)
 #   make install   install the modules for the running kernel and the

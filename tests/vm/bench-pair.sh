@@ -15,7 +15,9 @@
 # BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
 # BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
 # (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
-# BENCH_PARTS (bw,lat,loss,shaped,qps), BENCH_STACKS ("rxe metaroce"),
+# BENCH_PARTS (bw,lat,loss,lossshaped,shaped,qps), BENCH_LOSS_SHAPE
+# (Mbit/s of the link the lossshaped part loses on, 40),
+# BENCH_LOSS_SHAPE_BYTES (per run there, 16 MiB), BENCH_STACKS ("rxe metaroce"),
 # BENCH_REPEAT (5: runs of each loss point; run r >= 2 of bench B is
 # stored as bench B-rR), BENCH_TARGET_REPEAT (5: runs of ib_write_bw at
 # 64 KiB, the stacks taking turns after the first), BENCH_TXQLEN (eth0's
@@ -41,7 +43,11 @@ QPS=${BENCH_QPS:-1,16,256}
 # "retry exceeded" on both stacks; 20 is 4.3 s.
 QP_TIMEOUT=${BENCH_QP_TIMEOUT:-20}
 TMO=${BENCH_TMO:-180}
-PARTS=${BENCH_PARTS:-bw,lat,loss,shaped,qps}
+PARTS=${BENCH_PARTS:-bw,lat,loss,lossshaped,shaped,qps}
+# The lossy link of the lossshaped part: slow enough that neither stack's
+# CPU (rxe moves 100-150 Mbit/s here) but the link sets the rate.
+LOSS_SHAPE=${BENCH_LOSS_SHAPE:-40}
+LOSS_SHAPE_BYTES=${BENCH_LOSS_SHAPE_BYTES:-16777216}
 SHAPE=${BENCH_SHAPE:-6}
 SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
 STACKS=${BENCH_STACKS:-rxe metaroce}
@@ -230,12 +236,19 @@ agree() {
 	fi
 }
 
-# netem PCT TAG: random loss of PCT% on eth0's egress (both hosts do it, so
-# each direction of the wire loses PCT%); 0 removes it. Both hosts meet
-# after it is in place.
+# netem PCT TAG [MBIT]: random loss of PCT% on eth0's egress (both hosts
+# do it, so each direction of the wire loses PCT%); 0 removes it. With
+# MBIT the egress is shaped to it as well (tbf, 100 ms of queue, as in
+# shape()), the loss taken before the queue. Both hosts meet after it is
+# in place.
 netem() {
 	tc qdisc del dev eth0 root 2>/dev/null
-	[ "$1" = 0 ] || tc qdisc add dev eth0 root netem loss "$1%"
+	if [ -n "${3:-}" ]; then
+		tc qdisc add dev eth0 root handle 1: tbf rate "${3}mbit" burst 16k latency 100ms
+		[ "$1" = 0 ] || tc qdisc add dev eth0 parent 1:1 handle 10: netem loss "$1%"
+	else
+		[ "$1" = 0 ] || tc qdisc add dev eth0 root netem loss "$1%"
+	fi
 	arrive "netem-$2-$1"
 	await "netem-$2-$1" 120
 }
@@ -265,6 +278,34 @@ shape() {
 	await "shape-$2-$1" 120
 }
 
+# loss_series BENCH BYTES [MBIT]: ib_write_bw of BYTES at every loss level
+# of LOSS, on a link shaped to MBIT if given, REPEAT times. The levels
+# take turns, so drift on the host hits them alike; a level that did not
+# finish once (rxe at 10%) is not rerun.
+loss_series() {
+	local bench=$1 bytes=$2 mbit=${3:-} r pct
+	local -A done_=()
+	[ -n "$mbit" ] && row "$bench" "$s" 0 shape_mbps "$mbit"
+	for r in $(seq 1 "$REPEAT"); do
+		for pct in ${LOSS//,/ }; do
+			if [ "$r" -gt 1 ] &&
+			   [ "$(agree "$bench-$s-$pct-r$r" "${done_[$pct]:-0}")" != 1 ]; then
+				continue
+			fi
+			netem "$pct" "$bench-$s-r$r" $mbit
+			perf "$s" "$(rep "$bench" "$r")" "$pct" "$LOSS_TMO" 1 ib_write_bw \
+				-s 65536 -n "$(iters 65536 "$bytes")"
+			[ "$r" = 1 ] && [ "${PAIR_RC:-1}" = 0 ] && done_[$pct]=1
+			# Both hosts: the receiver's duplicates tell spurious
+			# resends from repairs.
+			if [ "$s" = metaroce ]; then
+				grep -H . "$(hwc_dir)"/* >"$OUT/hwc-$(rep "$bench" "$r")-$pct.txt"
+			fi
+		done
+	done
+	netem 0 "$bench-$s-end"
+}
+
 setup_modules
 check "perftest gets the measured TSC rate (cpu MHz)" cpu_mhz
 check "ib core loads" load_ib_core
@@ -291,29 +332,8 @@ for s in $STACKS; do
 			perf "$s" "$tool" 2 "$TMO" 2 "$tool" -s 2 -n "$LAT_ITERS"
 		done
 	fi
-	if part loss; then
-		# The levels take turns, so drift on the host hits them alike;
-		# a level that did not finish once (rxe at 10%) is not rerun.
-		declare -A done_=()
-		for r in $(seq 1 "$REPEAT"); do
-			for pct in ${LOSS//,/ }; do
-				if [ "$r" -gt 1 ] &&
-				   [ "$(agree "loss-$s-$pct-r$r" "${done_[$pct]:-0}")" != 1 ]; then
-					continue
-				fi
-				netem "$pct" "$s-r$r"
-				perf "$s" "$(rep loss "$r")" "$pct" "$LOSS_TMO" 1 ib_write_bw \
-					-s 65536 -n "$(iters 65536 "$LOSS_BYTES")"
-				[ "$r" = 1 ] && [ "${PAIR_RC:-1}" = 0 ] && done_[$pct]=1
-				# Both hosts: the receiver's duplicates tell spurious
-				# resends from repairs.
-				if [ "$s" = metaroce ]; then
-					grep -H . "$(hwc_dir)"/* >"$OUT/hwc-$(rep loss "$r")-$pct.txt"
-				fi
-			done
-		done
-		netem 0 "$s-end"
-	fi
+	part loss && loss_series loss "$LOSS_BYTES"
+	part lossshaped && loss_series lossshaped "$LOSS_SHAPE_BYTES" "$LOSS_SHAPE"
 	# One path, one shaped link: the baseline the fabric's plane scaling is
 # compared with. Both hosts shape their egress to SHAPE Mbit/s (tbf, 100
 # ms of queue, as a fabric plane); rxe has one path, MetaRoCE sprays its
