@@ -23,7 +23,9 @@
 # 64 KiB, the stacks taking turns after the first), BENCH_TXQLEN (eth0's
 # txqueuelen, whose half MetaRoCE may queue below it; unset: 1000),
 # BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
-# `rdma res show qp -dd`, kept in raw/; unset: none)
+# `rdma res show qp -dd`, kept in raw/; unset: none), BENCH_LOSS_AT
+# (ingress: a drop filter where the wire ends, the default; netem: netem
+# on the egress, as before 2026-12-02; see lose())
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -236,21 +238,51 @@ agree() {
 	fi
 }
 
-# netem PCT TAG [MBIT]: random loss of PCT% on eth0's egress (both hosts
-# do it, so each direction of the wire loses PCT%); 0 removes it. With
-# MBIT the egress is shaped to it as well (tbf, 100 ms of queue, as in
-# shape()), the loss taken before the queue. Both hosts meet after it is
-# in place.
-netem() {
+# lose PCT TAG [MBIT]: random loss of PCT% on the wire into each host (both
+# hosts do it, so each direction loses PCT%). With MBIT the egress is
+# shaped to it as well (tbf, 100 ms of queue, as in shape()). Both hosts
+# meet after it is in place; lose_none TAG takes it all away.
+#
+# The loss is taken at eth0's ingress (clsact, matchall, gact dropping 1
+# in N at random), where the link ends: the sender's stack cannot see it,
+# and its egress keeps the qdisc the lossless runs have. netem on the
+# egress (BENCH_LOSS_AT=netem, the instrument before 2026-12-02) is a
+# queue of its own on the sender's CPU that the lossless runs did not
+# have. The filter is in place at every level, 0% included, so all levels
+# pay for the same instrument.
+LOSS_AT=${BENCH_LOSS_AT:-ingress}
+lose_clear() {
 	tc qdisc del dev eth0 root 2>/dev/null
-	if [ -n "${3:-}" ]; then
+	tc qdisc del dev eth0 clsact 2>/dev/null
+	return 0
+}
+lose() {
+	local n
+	lose_clear
+	[ -n "${3:-}" ] &&
 		tc qdisc add dev eth0 root handle 1: tbf rate "${3}mbit" burst 16k latency 100ms
-		[ "$1" = 0 ] || tc qdisc add dev eth0 parent 1:1 handle 10: netem loss "$1%"
+	if [ "$LOSS_AT" = netem ]; then
+		if [ "$1" = 0 ]; then
+			:
+		elif [ -n "${3:-}" ]; then
+			tc qdisc add dev eth0 parent 1:1 handle 10: netem loss "$1%"
+		else
+			tc qdisc add dev eth0 root netem loss "$1%"
+		fi
 	else
-		[ "$1" = 0 ] || tc qdisc add dev eth0 root netem loss "$1%"
+		# gact drops 1 in N: 0.1, 1, 5 and 10% are exact.
+		n=$(awk -v p="$1" 'BEGIN { if (p > 0) printf "%d", 100 / p + 0.5 }')
+		tc qdisc add dev eth0 clsact
+		tc filter add dev eth0 ingress matchall action gact pass \
+			${n:+random netrand drop "$n"}
 	fi
-	arrive "netem-$2-$1"
-	await "netem-$2-$1" 120
+	arrive "lose-$2-$1"
+	await "lose-$2-$1" 120
+}
+lose_none() {
+	lose_clear
+	arrive "lose-none-$1"
+	await "lose-none-$1" 120
 }
 
 # cpu_mhz: a /proc/cpuinfo with the measured TSC rate in "cpu MHz". The
@@ -292,7 +324,7 @@ loss_series() {
 			   [ "$(agree "$bench-$s-$pct-r$r" "${done_[$pct]:-0}")" != 1 ]; then
 				continue
 			fi
-			netem "$pct" "$bench-$s-r$r" $mbit
+			lose "$pct" "$bench-$s-r$r" $mbit
 			perf "$s" "$(rep "$bench" "$r")" "$pct" "$LOSS_TMO" 1 ib_write_bw \
 				-s 65536 -n "$(iters 65536 "$bytes")"
 			[ "$r" = 1 ] && [ "${PAIR_RC:-1}" = 0 ] && done_[$pct]=1
@@ -303,7 +335,7 @@ loss_series() {
 			fi
 		done
 	done
-	netem 0 "$bench-$s-end"
+	lose_none "$bench-$s-end"
 }
 
 setup_modules
@@ -316,6 +348,7 @@ ip link set eth0 up
 ip addr add "10.50.0.$n/24" dev eth0
 row info both 0 vcpus "$(nproc)"
 row info both 0 lat_iters "$LAT_ITERS"
+row info both 0 loss_at "$LOSS_AT"
 
 for s in $STACKS; do
 	bind_both "$s" "$s"
@@ -342,7 +375,7 @@ if part shaped; then
 	shape "$SHAPE" "$s"
 	perf "$s" shaped "$SHAPE" "$TMO" 1 ib_write_bw -s 65536 \
 		-n "$(awk -v r="$SHAPE" -v t="$SHAPE_SECS" 'BEGIN { n = int(r * 1e6 * t / 8 / 65536); print (n < 10 ? 10 : n) }')"
-	netem 0 "$s-shaped-end"
+	lose_none "$s-shaped-end"
 fi
 if part qps; then
 		for q in ${QPS//,/ }; do

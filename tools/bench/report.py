@@ -178,11 +178,9 @@ class Report(FabricSections):
     def loss(self):
         frac = self.loss_table(
             "loss", "Goodput under random loss",
-            "netem drops the given share of packets on the egress of both "
-            "hosts' eth0 (so each direction of the wire loses it); "
-            "ib_write_bw of 64 KiB messages, 64 MiB per run (the data "
-            "phase is timed to 0.1 s; a 32 MiB run took about 1 s). "
-            "The link is not shaped: both stacks run as fast as the "
+            self.loss_how() + "ib_write_bw of 64 KiB messages, 64 MiB per "
+            "run (the data phase is timed to 0.1 s; a 32 MiB run took about "
+            "1 s). The link is not shaped: both stacks run as fast as the "
             "guests' CPUs let them, so what loss costs in CPU counts too. ")
         for x, want in (("1", 0.9), ("10", 0.5)):
             f = frac.get(x, {})
@@ -197,11 +195,23 @@ class Report(FabricSections):
             "As above, but the link, not the guests' CPUs, sets the rate: "
             "both hosts' egress is shaped (tbf, 100 ms of queue, "
             "BENCH_LOSS_SHAPE = %s Mbit/s, below what either stack moves "
-            "unshaped) with netem's loss in front of the queue; 16 MiB per "
+            "unshaped), the loss taken as above; 16 MiB per "
             "run. The shaper's queue overflowing is a loss as well, and "
             "nothing marks ECN, so a stack that sends beyond the link pays "
             "for it in resends. " %
             self.get("lossshaped", "metaroce", "0", "shape_mbps"))
+
+    def loss_how(self):
+        """How the run lost packets (bench-pair.sh, lose())."""
+        if self.row("info", "both", "0").get("loss_at") == "netem":
+            return ("netem drops the given share of packets on the egress "
+                    "of both hosts' eth0 (so each direction of the wire "
+                    "loses it); ")
+        return ("A filter on the ingress of both hosts' eth0 (clsact, "
+                "matchall, gact) drops the given share of the packets that "
+                "arrive, 1 in N at random (so each direction of the wire "
+                "loses it, and no sender's stack sees it); the same filter, "
+                "dropping nothing, is in place at 0%. ")
 
     def loss_table(self, bench, title, what):
         """The table and figure of one loss series; {x: {stack: fraction}}."""
