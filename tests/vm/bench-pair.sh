@@ -257,18 +257,14 @@ lose_clear() {
 	return 0
 }
 lose() {
-	local n
+	local n where=root
 	lose_clear
-	[ -n "${3:-}" ] &&
-		tc qdisc add dev eth0 root handle 1: tbf rate "${3}mbit" burst 16k latency 100ms
+	if [ -n "${3:-}" ]; then
+		tbf_root "$3"
+		where="parent 1:1 handle 10:"
+	fi
 	if [ "$LOSS_AT" = netem ]; then
-		if [ "$1" = 0 ]; then
-			:
-		elif [ -n "${3:-}" ]; then
-			tc qdisc add dev eth0 parent 1:1 handle 10: netem loss "$1%"
-		else
-			tc qdisc add dev eth0 root netem loss "$1%"
-		fi
+		[ "$1" = 0 ] || tc qdisc add dev eth0 $where netem loss "$1%"
 	else
 		# gact drops 1 in N: 0.1, 1, 5 and 10% are exact.
 		n=$(awk -v p="$1" 'BEGIN { if (p > 0) printf "%d", 100 / p + 0.5 }')
@@ -276,13 +272,22 @@ lose() {
 		tc filter add dev eth0 ingress matchall action gact pass \
 			${n:+random netrand drop "$n"}
 	fi
-	arrive "lose-$2-$1"
-	await "lose-$2-$1" 120
+	meet "lose-$2-$1"
 }
 lose_none() {
 	lose_clear
-	arrive "lose-none-$1"
-	await "lose-none-$1" 120
+	meet "lose-none-$1"
+}
+
+# tbf_root MBIT: eth0's egress shaped to MBIT Mbit/s with 100 ms of queue.
+tbf_root() {
+	tc qdisc add dev eth0 root handle 1: tbf rate "${1}mbit" burst 16k latency 100ms
+}
+
+# meet TAG: both hosts have got here (after changing their qdiscs).
+meet() {
+	arrive "$1"
+	await "$1" 120
 }
 
 # cpu_mhz: a /proc/cpuinfo with the measured TSC rate in "cpu MHz". The
@@ -305,9 +310,8 @@ cpu_mhz() {
 # shape MBIT TAG: egress of eth0 limited to MBIT Mbit/s on both hosts.
 shape() {
 	tc qdisc del dev eth0 root 2>/dev/null
-	tc qdisc add dev eth0 root tbf rate "${1}mbit" burst 16k latency 100ms
-	arrive "shape-$2-$1"
-	await "shape-$2-$1" 120
+	tbf_root "$1"
+	meet "shape-$2-$1"
 }
 
 # loss_series BENCH BYTES [MBIT]: ib_write_bw of BYTES at every loss level
