@@ -561,6 +561,44 @@ static void test_reason_names(struct mt *t)
 	MT_CHECK(t, strcmp(mroce_drop_reason_name(MROCE_DROP_MAX), "unknown") == 0);
 }
 
+/* The port's active MTU on a netdev of mtu bytes, as device.c has it. */
+static u32 port_mtu_of(u32 mtu)
+{
+	u32 m = 4096;
+
+	while (m > 256 && m + METAROCE_ENCAP_LEN + METAROCE_MAX_HDR_LEN > mtu)
+		m >>= 1;
+	return m;
+}
+
+static void test_seg_len(struct mt *t)
+{
+	u32 mtu, bad = 0;
+
+	/* A 1500-byte frame carries 1408 bytes, not the IB enum's 1024. */
+	MT_CHECK(t, mroce_seg_len(1500, 1024, 1024) == 1408);
+	MT_CHECK(t, mroce_seg_len(1280, 1024, 1024) == 1152);
+	MT_CHECK(t, mroce_seg_len(9000, 4096, 4096) == METAROCE_MAX_PAYLOAD);
+	/* An application's smaller path MTU is kept. */
+	MT_CHECK(t, mroce_seg_len(1500, 512, 1024) == 512);
+	MT_CHECK(t, mroce_seg_len(9000, 1024, 4096) == 1024);
+	/* Never below the path MTU, whatever the netdev says. */
+	MT_CHECK(t, mroce_seg_len(0, 256, 256) == 256);
+	MT_CHECK(t, mroce_seg_len(300, 256, 256) == 256);
+	/* Every netdev MTU: the segment fits the frame, or is the path MTU. */
+	for (mtu = 68; mtu <= 9216; mtu++) {
+		u32 pm = port_mtu_of(mtu), seg = mroce_seg_len(mtu, pm, pm);
+
+		if (seg >= pm && seg <= METAROCE_MAX_PAYLOAD &&
+		    (seg == pm || (seg % METAROCE_SEG_ALIGN == 0 &&
+		     seg + METAROCE_ENCAP_LEN + METAROCE_MAX_DATA_HDR_LEN <= mtu)))
+			continue;
+		mt_log(t, "netdev mtu %u: segment %u", mtu, seg);
+		bad++;
+	}
+	MT_CHECK(t, bad == 0);
+}
+
 static void test_psn(struct mt *t)
 {
 	MT_CHECK(t, mroce_psn_before(0xffffffff, 0));

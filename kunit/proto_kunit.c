@@ -48,6 +48,7 @@ MT_CASE(flag_rules)
 MT_CASE(length_rules)
 MT_CASE(ext_rules)
 MT_CASE(reason_names)
+MT_CASE(seg_len)
 MT_CASE(psn)
 MT_CASE(sack)
 MT_CASE(sack_window)
@@ -69,6 +70,7 @@ static struct kunit_case mroce_wire_cases[] = {
 	KUNIT_CASE(length_rules_case),
 	KUNIT_CASE(ext_rules_case),
 	KUNIT_CASE(reason_names_case),
+	KUNIT_CASE(seg_len_case),
 	KUNIT_CASE_SLOW(fuzz_case),
 	{}
 };

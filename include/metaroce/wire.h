@@ -219,6 +219,12 @@ struct metaroce_aeth {
 #define METAROCE_HLEN_UD	(METAROCE_BHDR_LEN + 8)
 #define METAROCE_HLEN_UD_IMM	(METAROCE_HLEN_UD + 4)
 #define METAROCE_MAX_HDR_LEN	METAROCE_HLEN_ACK
+/* Largest header of a packet carrying Write or Send data. */
+#define METAROCE_MAX_DATA_HDR_LEN METAROCE_HLEN_WRITE_IMM
+/* Outer IPv6 and UDP headers: what the encapsulation adds at most. */
+#define METAROCE_ENCAP_LEN	(40 + 8)
+/* Write and Send segments are whole multiples of this (section 6). */
+#define METAROCE_SEG_ALIGN	64
 
 static_assert(sizeof(struct metaroce_bhdr) == 24, "bhdr size");
 static_assert(sizeof(struct metaroce_seth) == 12, "seth size");

@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	test_length_rules(&t);
 	test_ext_rules(&t);
 	test_reason_names(&t);
+	test_seg_len(&t);
 	test_psn(&t);
 	test_sack(&t);
 	test_sack_window(&t);

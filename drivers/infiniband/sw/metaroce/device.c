@@ -16,7 +16,7 @@
 #include "queue.h"
 
 /* Outer IPv6 + UDP + the largest MetaRoCE header: what one packet costs. */
-#define MROCE_ENCAP_OVERHEAD	(40 + 8 + METAROCE_MAX_HDR_LEN)
+#define MROCE_ENCAP_OVERHEAD	(METAROCE_ENCAP_LEN + METAROCE_MAX_HDR_LEN)
 
 #define MROCE_MAX_QP		0x10000
 #define MROCE_MAX_QP_WR		0x4000

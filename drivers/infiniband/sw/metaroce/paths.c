@@ -26,7 +26,7 @@
 /* Segment size of the paths' windows: a full packet's UDP payload. */
 static u32 mroce_paths_seg(struct mroce_qp *qp)
 {
-	return qp->mtu + METAROCE_HLEN_WRITE;
+	return qp->seg + METAROCE_MAX_DATA_HDR_LEN;
 }
 
 /* Once the QP is off the lookup table and its timers are stopped. */
@@ -322,6 +322,7 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	if (!table)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "npaths", qp->npaths) ||
+	    rdma_nl_put_driver_u32(msg, "seg", qp->seg) ||
 	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint) ||
 	    rdma_nl_put_driver_u32(msg, "snd_una", una) ||
 	    rdma_nl_put_driver_u32(msg, "sq_queued", queued) ||

@@ -218,6 +218,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->max_inline = MROCE_MAX_INLINE;
 	qp->mtu = init->qp_type == IB_QPT_RC ? 1024 :
 		  ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
+	qp->seg = qp->mtu;
 
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
 	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
@@ -325,6 +326,18 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	mroce_uqp_reset(qp);
 }
 
+/*
+ * Fixed when the connection starts: the netdev's MTU, less the headers,
+ * rather than the IB MTU enum, which cuts a 1500-byte frame to 1024.
+ */
+static void mroce_qp_set_seg(struct mroce_qp *qp)
+{
+	struct mroce_dev *mdev = qp->mdev;
+
+	qp->seg = mroce_seg_len(READ_ONCE(mdev->ndev->mtu), qp->mtu,
+				ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu)));
+}
+
 static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
@@ -404,6 +417,7 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			u32 fl = rdma_calc_flow_label(ibqp->qp_num, qp->dqpn);
 
 			qp->sport = rdma_flow_label_to_udp_sport(fl);
+			mroce_qp_set_seg(qp);
 			if (qp->npaths)
 				mroce_paths_start(qp);
 		}

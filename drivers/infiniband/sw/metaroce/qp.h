@@ -164,7 +164,8 @@ struct mroce_qp {
 	bool sq_sig_all;
 	bool is_user;
 	int access;			/* qp_access_flags */
-	u32 mtu;			/* bytes */
+	u32 mtu;			/* path MTU, bytes: Read segments */
+	u32 seg;			/* Write and Send segments, bytes */
 	u32 dqpn;
 	u32 qkey;
 	u8 timeout;			/* IBTA: 4.096 us << timeout */
@@ -306,10 +307,21 @@ static inline u32 mroce_tx_room(struct mroce_qp *qp)
 	return min(MROCE_TX_WINDOW - span, MROCE_TX_PIPE - pipe);
 }
 
-/* PSNs a message of len bytes takes: one per MTU, at least one. */
-static inline u32 mroce_msg_pkts(const struct mroce_qp *qp, u32 len)
+/* PSNs a message of len bytes cut into seg-byte packets takes, at least one. */
+static inline u32 mroce_msg_pkts(u32 len, u32 seg)
 {
-	return max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+	return max_t(u32, 1, DIV_ROUND_UP(len, seg));
+}
+
+/*
+ * Payload of a full packet of a request: a Read's responses are cut at the
+ * path MTU, which the responder knows too; Writes and Sends say where each
+ * packet's data goes, so they are cut at the larger segment.
+ */
+static inline u32 mroce_wqe_seg(const struct mroce_qp *qp,
+				const struct mroce_swqe *wqe)
+{
+	return wqe->opcode == IB_WR_RDMA_READ ? qp->mtu : qp->seg;
 }
 
 static inline bool mroce_is_rd(u32 wr_opcode)

@@ -139,7 +139,7 @@ static struct mroce_rdreq *mroce_rdq_add(struct mroce_qp *qp)
  */
 static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
-	u32 n = mroce_msg_pkts(qp, h->reth.dma_len);
+	u32 n = mroce_msg_pkts(h->reth.dma_len, qp->mtu);
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
 	u64 iova;

@@ -341,7 +341,7 @@ static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
 	if (wqe->opcode != IB_WR_RDMA_READ || !mroce_in_flight(qp))
 		return false;
 	left = wqe->sent ? wqe->npkts - wqe->sent :
-	       mroce_msg_pkts(qp, wqe->length);
+	       mroce_msg_pkts(wqe->length, qp->mtu);
 	return mroce_tx_room(qp) < min_t(u32, left, MROCE_READ_CHUNK);
 }
 
@@ -350,7 +350,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 {
 	struct mroce_swqe *wqe;
 	struct mroce_txpkt *t;
-	u32 off;
+	u32 off, seg;
 
 	while (qp->sq_tx != qp->sq_head) {
 		wqe = mroce_sq_wqe(qp, qp->sq_tx);
@@ -369,6 +369,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	wqe = mroce_sq_wqe(qp, qp->sq_tx);
 	if (mroce_read_waits(qp, wqe))
 		return false;
+	seg = mroce_wqe_seg(qp, wqe);
 
 	if (!wqe->sent) {
 		bool rd = mroce_is_rd(wqe->opcode);
@@ -380,7 +381,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 		wqe->first_psn = qp->snd_psn;
 		wqe->npkts = wqe->opcode == IB_WR_RDMA_READ ||
 			     !mroce_is_rd(wqe->opcode) ?
-			     mroce_msg_pkts(qp, wqe->length) :
+			     mroce_msg_pkts(wqe->length, seg) :
 			     1;
 		if (rd) {
 			wqe->msn = qp->rd_msn++;
@@ -395,7 +396,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	mroce_txpkt_clear(t);
 	t->wqe = qp->sq_tx;
 	t->opcode = mroce_req_opcode(wqe);
-	off = wqe->sent * qp->mtu;
+	off = wqe->sent * seg;
 	t->offset = off;
 	if (wqe->sent == 0)
 		t->flags |= METAROCE_F_FIRST;
@@ -416,7 +417,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 		t->needs_resp = true;
 		t->len = 0;
 	} else {
-		t->len = min(wqe->length - off, qp->mtu);
+		t->len = min(wqe->length - off, seg);
 	}
 	if (wqe->sent + 1 == wqe->npkts) {
 		t->flags |= METAROCE_F_LAST | METAROCE_F_ACKREQ;
@@ -578,7 +579,7 @@ static void mroce_count_room_stall(struct mroce_qp *qp)
  */
 static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 {
-	u32 seg = qp->mtu + METAROCE_HLEN_WRITE;
+	u32 seg = qp->seg + METAROCE_MAX_DATA_HDR_LEN;
 	bool more = false;
 	u32 psn, n;
 

@@ -416,3 +416,17 @@ int mroce_hdr_decode(struct mroce_hdr *h, const void *buf, size_t len,
 	/* A future version is not malformed, just not ours. */
 	return r == MROCE_DROP_BAD_VERSION ? -EPROTONOSUPPORT : -EBADMSG;
 }
+
+u32 mroce_seg_len(u32 ndev_mtu, u32 path_mtu, u32 port_mtu)
+{
+	u32 room = 0;
+
+	if (path_mtu < port_mtu)
+		return path_mtu;
+	if (ndev_mtu > METAROCE_ENCAP_LEN + METAROCE_MAX_DATA_HDR_LEN)
+		room = ndev_mtu - METAROCE_ENCAP_LEN - METAROCE_MAX_DATA_HDR_LEN;
+	room -= room % METAROCE_SEG_ALIGN;
+	if (room > METAROCE_MAX_PAYLOAD)
+		room = METAROCE_MAX_PAYLOAD;
+	return room > path_mtu ? room : path_mtu;
+}

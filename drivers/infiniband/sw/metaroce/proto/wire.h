@@ -114,4 +114,13 @@ int mroce_hdr_encode(const struct mroce_hdr *h, void *buf, size_t len);
 int mroce_hdr_decode(struct mroce_hdr *h, const void *buf, size_t len,
 		     enum mroce_drop_reason *reason);
 
+/*
+ * Payload bytes of a full Write or Send packet (section 6): what a frame of
+ * ndev_mtu bytes carries under the largest data header, in whole
+ * METAROCE_SEG_ALIGN units, when the connection's path MTU (bytes) is the
+ * port's active MTU; the path MTU itself when the application chose a
+ * smaller one. Never below the path MTU nor above METAROCE_MAX_PAYLOAD.
+ */
+u32 mroce_seg_len(u32 ndev_mtu, u32 path_mtu, u32 port_mtu);
+
 #endif /* MROCE_PROTO_WIRE_H */
