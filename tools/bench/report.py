@@ -78,6 +78,11 @@ class Report(FabricSections):
     def get(self, bench, stack, x, metric):
         return num(self.row(bench, stack, x).get(metric))
 
+    def first(self, bench, stack, x, metric):
+        """A setting recorded once, with a point's first run only."""
+        return next((num(r[metric]) for r in self.runs(bench, stack, x)
+                     if metric in r), None)
+
     # --- 1. bandwidth and latency ------------------------------------
     def bandwidth(self):
         self.out("## Bandwidth over message size", "",
@@ -199,7 +204,7 @@ class Report(FabricSections):
             "run. The shaper's queue overflowing is a loss as well, and "
             "nothing marks ECN, so a stack that sends beyond the link pays "
             "for it in resends. " %
-            self.get("lossshaped", "metaroce", "0", "shape_mbps"))
+            self.first("lossshaped", "metaroce", "0", "shape_mbps"))
 
     def loss_how(self):
         """How the run lost packets (bench-pair.sh, lose())."""
