@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit glue for the MetaRoCE protocol cases in proto_cases.h, which the
- * host test (tests/host) runs too.
+ * KUnit glue for the MetaRoCE protocol cases in proto_cases.h and
+ * seq_cases.h, which the host test (tests/host) runs too.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -26,6 +26,7 @@ static void mt_free(void *p)
 }
 
 #include "proto_cases.h"
+#include "seq_cases.h"
 
 /* Fewer than the host's 200k: this may run under emulation. */
 #define MT_FUZZ_ITERS	50000

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Host test driver for the MetaRoCE protocol code: runs the cases shared
- * with KUnit (kunit/proto_cases.h, kunit/transport_cases.h) under
+ * with KUnit (kunit/proto_cases.h, seq_cases.h, transport_cases.h) under
  * ASan/UBSan. Every decode reads from a heap copy of the exact length, so
  * any over-read aborts the run.
  */
@@ -51,6 +51,7 @@ static void mt_free(void *p)
 }
 
 #include "proto_cases.h"
+#include "seq_cases.h"
 #include "transport_cases.h"
 
 int main(int argc, char **argv)

@@ -23,12 +23,6 @@
  */
 #define MROCE_PACE_BURST_LINUX	(8 * 1024)
 
-/* Segment size of the paths' windows: a full packet's UDP payload. */
-static u32 mroce_paths_seg(struct mroce_qp *qp)
-{
-	return qp->seg + METAROCE_MAX_DATA_HDR_LEN;
-}
-
 /* Once the QP is off the lookup table and its timers are stopped. */
 void mroce_paths_destroy(struct mroce_qp *qp)
 {
@@ -78,7 +72,7 @@ void mroce_paths_start(struct mroce_qp *qp)
 	unsigned int i;
 
 	for (i = 0; i < qp->npaths; i++) {
-		mroce_path_init(&qp->paths[i], i, mroce_paths_seg(qp),
+		mroce_path_init(&qp->paths[i], i, mroce_full_pkt_bytes(qp),
 				qp->npaths);
 		qp->path_sport[i] = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN |
 				    ((base + i) & 0x3fff);

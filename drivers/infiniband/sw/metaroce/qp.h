@@ -324,6 +324,12 @@ static inline u32 mroce_wqe_seg(const struct mroce_qp *qp,
 	return wqe->opcode == IB_WR_RDMA_READ ? qp->mtu : qp->seg;
 }
 
+/* UDP payload of a full Write or Send packet: what windows and pacer count. */
+static inline u32 mroce_full_pkt_bytes(const struct mroce_qp *qp)
+{
+	return qp->seg + METAROCE_MAX_DATA_HDR_LEN;
+}
+
 static inline bool mroce_is_rd(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_RDMA_READ ||

@@ -579,7 +579,7 @@ static void mroce_count_room_stall(struct mroce_qp *qp)
  */
 static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 {
-	u32 seg = qp->seg + METAROCE_MAX_DATA_HDR_LEN;
+	u32 seg = mroce_full_pkt_bytes(qp);
 	bool more = false;
 	u32 psn, n;
 

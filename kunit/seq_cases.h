@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MetaRoCE sequence test cases: PSN arithmetic and the SACK bitmap,
+ * shared by the KUnit module and the host test program (tests/host).
+ * The includer provides what kunit/proto_cases.h lists.
+ */
+#ifndef MROCE_SEQ_CASES_H
+#define MROCE_SEQ_CASES_H
+
+#include "proto/psn.h"
+#include "proto/sack.h"
+
+static void test_psn(struct mt *t)
+{
+	MT_CHECK(t, mroce_psn_before(0xffffffff, 0));
+	MT_CHECK(t, mroce_psn_after(0, 0xffffffff));
+	MT_CHECK(t, mroce_psn_diff(3, 0xfffffffd) == 6);
+	MT_CHECK(t, mroce_psn_diff(0xfffffffd, 3) == -6);
+	MT_CHECK(t, !mroce_psn_before(7, 7) && !mroce_psn_after(7, 7));
+	MT_CHECK(t, mroce_psn_before_eq(7, 7) && mroce_psn_after_eq(7, 7));
+	MT_CHECK(t, mroce_psn_before(0x7ffffffe, 0xfffffffd));
+	MT_CHECK(t, mroce_psn_after(0x80000000, 0x00000001));
+	MT_CHECK(t, mroce_psn_add(0xffffffff, 2) == 1);
+	MT_CHECK(t, mroce_psn_in_window(1, 0xfffffff0, 256));
+	MT_CHECK(t, !mroce_psn_in_window(0xffffffef, 0xfffffff0, 256));
+	MT_CHECK(t, !mroce_psn_in_window(0xf0, 0xfffffff0, 256));
+	MT_CHECK(t, mroce_psn_in_window(0xef, 0xfffffff0, 256));
+}
+
+static void test_sack(struct mt *t)
+{
+	const u32 base = 0xffffff80;	/* window straddles the wrap */
+	struct mroce_sack s, c;
+	u8 w[METAROCE_SACK_BYTES];
+	unsigned int i;
+
+	mroce_sack_init(&s, base, METAROCE_SACK_BITS);
+	MT_CHECK(t, mroce_sack_first_missing(&s) == base);
+	MT_CHECK(t, mroce_sack_count(&s) == 0);
+	MT_CHECK(t, mroce_sack_set(&s, base + 256) == -ERANGE);
+	MT_CHECK(t, mroce_sack_set(&s, base - 1) == 1);
+	MT_CHECK(t, mroce_sack_test(&s, base - 1));
+	MT_CHECK(t, !mroce_sack_test(&s, base + 256));
+	for (i = 0; i < 256; i += 3)
+		MT_CHECK(t, mroce_sack_set(&s, base + i) == 0);
+	MT_CHECK(t, mroce_sack_set(&s, base + 3) == 1);
+	MT_CHECK(t, mroce_sack_count(&s) == 86);
+	MT_CHECK(t, mroce_sack_test(&s, base + 129) && !mroce_sack_test(&s, base + 130));
+	MT_CHECK(t, mroce_sack_first_missing(&s) == base + 1);
+
+	/* Wire form: bit i is byte i / 8, mask 1 << (i % 8). */
+	mroce_sack_to_wire(&s, base, w);
+	MT_CHECK(t, w[0] == 0x49 && w[1] == 0x92 && w[2] == 0x24);
+	mroce_sack_from_wire(&c, base, w);
+	MT_CHECK(t, memcmp(&s, &c, sizeof(s)) == 0);
+
+	/* Advance by every amount and compare with the per-bit model. */
+	for (i = 0; i <= 300; i++) {
+		unsigned int j, bad = 0;
+
+		c = s;
+		mroce_sack_advance(&c, base + i);
+		MT_CHECK(t, c.base == base + i);
+		for (j = 0; j < 256; j++) {
+			bool want = i + j < 256 ? (i + j) % 3 == 0 : false;
+
+			if (mroce_sack_test(&c, base + i + j) != want)
+				bad++;
+		}
+		MT_CHECK(t, bad == 0);
+	}
+	c = s;
+	mroce_sack_advance(&c, base - 5);	/* backwards: ignored */
+	MT_CHECK(t, memcmp(&s, &c, sizeof(s)) == 0);
+
+	/* Receiver model: in-order arrival after a hole fills the prefix. */
+	mroce_sack_init(&s, 0xfffffffe, METAROCE_SACK_BITS);
+	MT_CHECK(t, mroce_sack_set(&s, 0xffffffff) == 0);
+	MT_CHECK(t, mroce_sack_set(&s, 0) == 0);
+	MT_CHECK(t, mroce_sack_pull(&s) == 0xfffffffe);
+	MT_CHECK(t, mroce_sack_set(&s, 0xfffffffe) == 0);
+	MT_CHECK(t, mroce_sack_pull(&s) == 1);
+	MT_CHECK(t, mroce_sack_count(&s) == 0);
+	for (i = 0; i < 256; i++)
+		mroce_sack_set(&s, 1 + i);
+	MT_CHECK(t, mroce_sack_first_missing(&s) == 257);
+	MT_CHECK(t, mroce_sack_pull(&s) == 257);
+}
+
+/* A receiver's window wider than the wire bitmap, reported in slices. */
+static void test_sack_window(struct mt *t)
+{
+	const u32 base = 0xfffffe00;	/* window straddles the wrap */
+	const u32 n = METAROCE_PSN_WINDOW;
+	struct mroce_sack s, c, w2;
+	u8 w[METAROCE_SACK_BYTES];
+	unsigned int i, j;
+	u32 from;
+
+	mroce_sack_init(&s, base, n);
+	MT_CHECK(t, mroce_sack_set(&s, base + n) == -ERANGE);
+	MT_CHECK(t, mroce_sack_set(&s, base + n - 1) == 0);
+	for (i = 1; i < n - 1; i += 5)
+		MT_CHECK(t, mroce_sack_set(&s, base + i) == 0);
+	MT_CHECK(t, mroce_sack_count(&s) == 1 + (n - 2 + 4) / 5);
+	MT_CHECK(t, mroce_sack_first_missing(&s) == base);
+
+	/* The slice ends at the triggering PSN, never starts before base. */
+	MT_CHECK(t, mroce_sack_report_base(&s, base) == base);
+	MT_CHECK(t, mroce_sack_report_base(&s, base - 3) == base);
+	MT_CHECK(t, mroce_sack_report_base(&s, base + 255) == base);
+	MT_CHECK(t, mroce_sack_report_base(&s, base + 256) == base + 1);
+	MT_CHECK(t, mroce_sack_report_base(&s, base + n - 1) ==
+		    base + n - 256);
+	/* A PSN beyond the window (refused) moves nothing. */
+	MT_CHECK(t, mroce_sack_report_base(&s, base + n) == base);
+	MT_CHECK(t, mroce_sack_report_base(&s, base + 0x7fffffff) == base);
+
+	/* Every slice on the wire reads back as the window's bits. */
+	for (i = 0; i <= n - METAROCE_SACK_BITS; i += 37) {
+		unsigned int bad = 0;
+
+		from = base + i;
+		mroce_sack_to_wire(&s, from, w);
+		mroce_sack_from_wire(&w2, from, w);
+		for (j = 0; j < METAROCE_SACK_BITS; j++)
+			if (mroce_sack_test(&w2, from + j) !=
+			    mroce_sack_test(&s, from + j))
+				bad++;
+		MT_CHECK(t, bad == 0);
+	}
+	/* The last slice runs off the window: those bits are clear. */
+	mroce_sack_to_wire(&s, base + n - 100, w);
+	MT_CHECK(t, w[12] == 0x0a && w[13] == 0 && w[31] == 0);
+
+	/* Advance by amounts across word boundaries, against the model. */
+	for (i = 0; i <= n + 10; i += 63) {
+		unsigned int bad = 0;
+
+		c = s;
+		mroce_sack_advance(&c, base + i);
+		for (j = 0; j < n; j++) {
+			u32 k = i + j;
+			bool want = k < n && (k == n - 1 || k % 5 == 1);
+
+			if (mroce_sack_test(&c, base + k) != want)
+				bad++;
+		}
+		MT_CHECK(t, bad == 0);
+	}
+	/* Filling the hole at base pulls to the next one. */
+	mroce_sack_set(&s, base);
+	MT_CHECK(t, mroce_sack_pull(&s) == base + 2);
+}
+
+#endif /* MROCE_SEQ_CASES_H */
