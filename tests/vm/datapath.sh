@@ -83,12 +83,19 @@ T=/sys/kernel/tracing
 echo 1 >$T/events/metaroce/enable
 tx0=$(counter mroce2 tx_packets)
 rt0=$(counter mroce2 tx_retransmits)
+# rdma res shows each QP's segment and pipe (512 KiB: 372 PSNs of 1408).
+(while :; do rdma res show qp -dd; sleep 0.2; done) >"$OUT/res-write.txt" 2>&1 &
+res_pid=$!
 pt ib_write_bw ib_write_bw -s 65536 -n 200
+kill $res_pid
+wait $res_pid 2>/dev/null
 wr_pkts=$(($(counter mroce2 tx_packets) - tx0 - ($(counter mroce2 tx_retransmits) - rt0)))
 wr_runs=$(ls "$OUT"/ib_write_bw.cli* | wc -l)	# pt() may repeat the run
 echo "ib_write_bw 200 x 64 KiB, $wr_runs run(s): $wr_pkts first sends" >>"$FIG"
 check "ib_write_bw: 1408-byte segments (9400 first sends per 200 Writes, not 12800)" \
 	test "$wr_pkts" -ge $((9400 * wr_runs)) -a "$wr_pkts" -lt $((9600 * wr_runs))
+check "rdma res: RC QP segment 1408 bytes, pipe 372 PSNs" \
+	grep -q "drv_seg 1408 drv_pipe 372 " "$OUT/res-write.txt"
 echo 0 >$T/events/metaroce/enable
 cp $T/trace "$OUT/trace.txt"
 echo >$T/trace

@@ -58,7 +58,7 @@ enum mroce_counter {
 	MROCE_CNT_TX_LOCAL_WAIT,	/* QPs stopped by their local queue */
 	/* Sends stopped with work left, by what stopped them. */
 	MROCE_CNT_TX_STALL_PSN_WINDOW,	/* MROCE_TX_WINDOW PSNs from snd_una */
-	MROCE_CNT_TX_STALL_PIPE,	/* MROCE_TX_PIPE PSNs unacknowledged */
+	MROCE_CNT_TX_STALL_PIPE,	/* qp->pipe PSNs unacknowledged */
 	MROCE_CNT_TX_STALL_CWND,	/* no path has window to spare */
 	MROCE_CNT_TX_STALL_PACE,	/* the receiver's rate hint */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */

@@ -219,6 +219,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = init->qp_type == IB_QPT_RC ? 1024 :
 		  ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
 	qp->seg = qp->mtu;
+	qp->pipe = MROCE_TX_PIPE;
 
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
 	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
@@ -336,6 +337,8 @@ static void mroce_qp_set_seg(struct mroce_qp *qp)
 
 	qp->seg = mroce_seg_len(READ_ONCE(mdev->ndev->mtu), qp->mtu,
 				ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu)));
+	qp->pipe = clamp_t(u32, MROCE_TX_PIPE_BYTES / qp->seg,
+			   MROCE_TX_PIPE_MIN, MROCE_TX_PIPE);
 }
 
 static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,

@@ -29,12 +29,17 @@ struct sock;
 
 #define MROCE_TX_WINDOW		METAROCE_PSN_WINDOW	/* packets */
 /*
- * PSNs in flight that are not acknowledged yet, selectively or not. The
- * window lets a sender go on past holes; this bounds what it has on the
- * wire: 1024 only queued at the receiver and lost goodput, 512 measured
- * no worse than 256 (Documentation/bench/findings.md).
+ * Bytes in flight that are not acknowledged yet, selectively or not, in
+ * packets of the QP's segment (qp->pipe). The window lets a sender go on
+ * past holes; this bounds what it has on the wire: 1024 packets of 1 KiB
+ * only queued at the receiver and lost goodput, 512 measured no worse
+ * than 256. Counted in packets, 1408-byte segments put 37% more on the
+ * wire and a shaped link without ECN dropped four times as many
+ * (Documentation/bench/findings.md).
  */
-#define MROCE_TX_PIPE		512
+#define MROCE_TX_PIPE_BYTES	(512 * 1024)
+#define MROCE_TX_PIPE		512	/* packets, at most */
+#define MROCE_TX_PIPE_MIN	32	/* packets, at least */
 #define MROCE_QP_MAX_SGE	16
 #define MROCE_MAX_INLINE	256
 /*
@@ -166,6 +171,7 @@ struct mroce_qp {
 	int access;			/* qp_access_flags */
 	u32 mtu;			/* path MTU, bytes: Read segments */
 	u32 seg;			/* Write and Send segments, bytes */
+	u32 pipe;			/* MROCE_TX_PIPE_BYTES in packets */
 	u32 dqpn;
 	u32 qkey;
 	u8 timeout;			/* IBTA: 4.096 us << timeout */
@@ -302,9 +308,9 @@ static inline u32 mroce_tx_room(struct mroce_qp *qp)
 {
 	u32 span = mroce_in_flight(qp), pipe = span - qp->snd_sacked;
 
-	if (span >= MROCE_TX_WINDOW || pipe >= MROCE_TX_PIPE)
+	if (span >= MROCE_TX_WINDOW || pipe >= qp->pipe)
 		return 0;
-	return min(MROCE_TX_WINDOW - span, MROCE_TX_PIPE - pipe);
+	return min(MROCE_TX_WINDOW - span, qp->pipe - pipe);
 }
 
 /* PSNs a message of len bytes cut into seg-byte packets takes, at least one. */
