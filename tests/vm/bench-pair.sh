@@ -20,7 +20,8 @@
 # BENCH_LOSS_SHAPE_BYTES (per run there, 16 MiB), BENCH_STACKS ("rxe metaroce"),
 # BENCH_REPEAT (5: runs of each loss point; run r >= 2 of bench B is
 # stored as bench B-rR), BENCH_TARGET_REPEAT (5: runs of ib_write_bw at
-# 64 KiB, the stacks taking turns after the first), BENCH_TXQLEN (eth0's
+# 64 KiB, the stacks taking turns after the first), BENCH_LAT_REPEAT (3:
+# the same for the latency runs), BENCH_TXQLEN (eth0's
 # txqueuelen, whose half MetaRoCE may queue below it; unset: 1000),
 # BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
 # `rdma res show qp -dd`, kept in raw/; unset: none), BENCH_LOSS_AT
@@ -56,6 +57,7 @@ STACKS=${BENCH_STACKS:-rxe metaroce}
 RES=${BENCH_RES:-}
 REPEAT=${BENCH_REPEAT:-5}
 TARGET_REPEAT=${BENCH_TARGET_REPEAT:-5}
+LAT_REPEAT=${BENCH_LAT_REPEAT:-3}
 CSV=$OUT/bench.csv
 [ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
 MROCE_DRIVERS=$RDMAV_DRIVERS
@@ -342,6 +344,14 @@ loss_series() {
 	lose_none "$bench-$s-end"
 }
 
+# lat_runs STACK R: run R of the latency tests (bench B-rR for R >= 2).
+lat_runs() {
+	local tool
+	for tool in ib_write_lat ib_send_lat; do
+		perf "$1" "$(rep "$tool" "$2")" 2 "$TMO" 2 "$tool" -s 2 -n "$LAT_ITERS"
+	done
+}
+
 setup_modules
 check "perftest gets the measured TSC rate (cpu MHz)" cpu_mhz
 check "ib core loads" load_ib_core
@@ -364,11 +374,7 @@ for s in $STACKS; do
 			done
 		done
 	fi
-	if part lat; then
-		for tool in ib_write_lat ib_send_lat; do
-			perf "$s" "$tool" 2 "$TMO" 2 "$tool" -s 2 -n "$LAT_ITERS"
-		done
-	fi
+	part lat && lat_runs "$s" 1
 	part loss && loss_series loss "$LOSS_BYTES"
 	part lossshaped && loss_series lossshaped "$LOSS_SHAPE_BYTES" "$LOSS_SHAPE"
 	# One path, one shaped link: the baseline the fabric's plane scaling is
@@ -390,20 +396,23 @@ if part qps; then
 	unbind_both "$s" "$s"
 done
 
-# The target's point (ib_write_bw, 64 KiB) again, the stacks taking turns
-# run by run: one run swings by 30% here, and the host's speed drifts by
-# a third within minutes, which is how far apart the stacks' parts above
-# are. Run r >= 2 of each stack is stored as ib_write_bw-rR.
-if part bw; then
-	for r in $(seq 2 "$TARGET_REPEAT"); do
-		for s in $STACKS; do
-			bind_both "$s" "$s-r$r"
-			perf "$s" "$(rep ib_write_bw "$r")" 65536 "$TMO" 1 ib_write_bw \
-				-s 65536 -n "$(iters 65536 "$BYTES")"
-			unbind_both "$s" "$s-r$r"
-		done
+# The targets' points (ib_write_bw at 64 KiB, the latencies) again, the
+# stacks taking turns run by run: one run swings by 30% here, and the
+# host's speed drifts by a third within minutes, which is how far apart
+# the stacks' parts above are. Run r >= 2 of bench B is stored as B-rR.
+for r in $(seq 2 "$(printf '%s\n' "$TARGET_REPEAT" "$LAT_REPEAT" | sort -n | tail -1)"); do
+	bw=0 lat=0
+	part bw && [ "$r" -le "$TARGET_REPEAT" ] && bw=1
+	part lat && [ "$r" -le "$LAT_REPEAT" ] && lat=1
+	[ $bw$lat = 00 ] && continue
+	for s in $STACKS; do
+		bind_both "$s" "$s-r$r"
+		[ $bw = 1 ] && perf "$s" "$(rep ib_write_bw "$r")" 65536 "$TMO" 1 \
+			ib_write_bw -s 65536 -n "$(iters 65536 "$BYTES")"
+		[ $lat = 1 ] && lat_runs "$s" "$r"
+		unbind_both "$s" "$s-r$r"
 	done
-fi
+done
 
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"
