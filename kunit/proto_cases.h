@@ -67,6 +67,7 @@ static u32 sample_hdr(struct mroce_hdr *h, u8 op)
 		h->reth.rkey = 0x42;
 		h->reth.dma_len = METAROCE_MAX_MSG_LEN;
 		h->reth.msn = 7;
+		h->reth.seg = 1408;
 		break;
 	case METAROCE_OP_READ_RESP:
 		h->flags = METAROCE_F_LAST;
@@ -485,6 +486,19 @@ static void test_length_rules(struct mt *t)
 	sample_hdr(&h, METAROCE_OP_READ_REQ);
 	h.reth.dma_len = METAROCE_MAX_MSG_LEN + 1;
 	MT_CHECK(t, verdict_of(&h, 0) == MROCE_DROP_BAD_LENGTH);
+	/* A Read's segment: 0 (the path MTU), or 256..8192 in 64s. */
+	for (i = 0; i <= METAROCE_MAX_PAYLOAD + 2 * METAROCE_SEG_ALIGN; i += 32) {
+		bool ok = !i || (i >= METAROCE_MIN_SEG &&
+				 i <= METAROCE_MAX_PAYLOAD &&
+				 !(i % METAROCE_SEG_ALIGN));
+
+		sample_hdr(&h, METAROCE_OP_READ_REQ);
+		h.reth.seg = i;
+		MT_CHECK(t, verdict_of(&h, 0) ==
+			 (ok ? MROCE_DROP_NONE : MROCE_DROP_BAD_LENGTH));
+	}
+	h.reth.seg = U32_MAX;
+	MT_CHECK(t, verdict_of(&h, 0) == MROCE_DROP_BAD_LENGTH);
 	pl = sample_hdr(&h, METAROCE_OP_READ_RESP);
 	h.rresp.offset = METAROCE_MAX_MSG_LEN - pl + 1;
 	MT_CHECK(t, verdict_of(&h, pl) == MROCE_DROP_BAD_LENGTH);
@@ -500,10 +514,10 @@ static void test_ext_rules(struct mt *t)
 	unsigned int i;
 	size_t len;
 
-	/* Reserved words in extensions. */
+	/* Reserved words in extensions; READ_REQ's last is its segment. */
 	len = build(METAROCE_OP_READ_REQ, &h);
 	pkt[METAROCE_BHDR_LEN + 23] = 1;
-	MT_CHECK(t, verdict(len) == MROCE_DROP_RSVD);
+	MT_CHECK(t, verdict(len) == MROCE_DROP_BAD_LENGTH);
 	len = build(METAROCE_OP_ATOMIC_ACK, &h);
 	pkt[METAROCE_BHDR_LEN + 12] = 0x80;
 	MT_CHECK(t, verdict(len) == MROCE_DROP_RSVD);

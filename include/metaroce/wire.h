@@ -124,7 +124,7 @@ struct metaroce_rreqeth {
 	__be32	rkey;
 	__be32	dma_len;	/* bytes to read */
 	__be32	msn;
-	__be32	rsvd;		/* 0 */
+	__be32	seg;		/* response payload bytes; 0: the path MTU */
 };
 
 /* RRESPETH: every Read response packet. */
@@ -223,8 +223,10 @@ struct metaroce_aeth {
 #define METAROCE_MAX_DATA_HDR_LEN METAROCE_HLEN_WRITE_IMM
 /* Outer IPv6 and UDP headers: what the encapsulation adds at most. */
 #define METAROCE_ENCAP_LEN	(40 + 8)
-/* Write and Send segments are whole multiples of this (section 6). */
+/* Segments are whole multiples of this (section 6)... */
 #define METAROCE_SEG_ALIGN	64
+/* ... and no smaller than InfiniBand's smallest MTU. */
+#define METAROCE_MIN_SEG	256
 
 static_assert(sizeof(struct metaroce_bhdr) == 24, "bhdr size");
 static_assert(sizeof(struct metaroce_seth) == 12, "seth size");

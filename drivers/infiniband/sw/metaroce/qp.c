@@ -328,15 +328,22 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 }
 
 /*
- * Fixed when the connection starts: the netdev's MTU, less the headers,
- * rather than the IB MTU enum, which cuts a 1500-byte frame to 1024.
+ * The segment (section 6) a connection of path MTU path_mtu uses on this
+ * device; 0: the port's, which gives the largest the link carries. The
+ * netdev's MTU less the headers, rather than the IB MTU enum, which cuts
+ * a 1500-byte frame to 1024.
  */
+u32 mroce_dev_seg(struct mroce_dev *mdev, u32 path_mtu)
+{
+	u32 port = ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
+
+	return mroce_seg_len(READ_ONCE(mdev->ndev->mtu), path_mtu ?: port, port);
+}
+
+/* Fixed when the connection starts. */
 static void mroce_qp_set_seg(struct mroce_qp *qp)
 {
-	struct mroce_dev *mdev = qp->mdev;
-
-	qp->seg = mroce_seg_len(READ_ONCE(mdev->ndev->mtu), qp->mtu,
-				ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu)));
+	qp->seg = mroce_dev_seg(qp->mdev, qp->mtu);
 	qp->pipe = clamp_t(u32, MROCE_TX_PIPE_BYTES / qp->seg,
 			   MROCE_TX_PIPE_MIN, MROCE_TX_PIPE);
 }

@@ -146,6 +146,7 @@ struct mroce_rdreq {
 	u32 rkey;
 	u32 len;
 	u32 offset;			/* next byte to send */
+	u32 seg;			/* response payload bytes (Reads) */
 	u32 msn;
 };
 
@@ -169,8 +170,8 @@ struct mroce_qp {
 	bool sq_sig_all;
 	bool is_user;
 	int access;			/* qp_access_flags */
-	u32 mtu;			/* path MTU, bytes: Read segments */
-	u32 seg;			/* Write and Send segments, bytes */
+	u32 mtu;			/* path MTU, bytes */
+	u32 seg;			/* our segment, bytes (section 6) */
 	u32 pipe;			/* MROCE_TX_PIPE_BYTES in packets */
 	u32 dqpn;
 	u32 qkey;
@@ -319,18 +320,9 @@ static inline u32 mroce_msg_pkts(u32 len, u32 seg)
 	return max_t(u32, 1, DIV_ROUND_UP(len, seg));
 }
 
-/*
- * Payload of a full packet of a request: a Read's responses are cut at the
- * path MTU, which the responder knows too; Writes and Sends say where each
- * packet's data goes, so they are cut at the larger segment.
- */
-static inline u32 mroce_wqe_seg(const struct mroce_qp *qp,
-				const struct mroce_swqe *wqe)
-{
-	return wqe->opcode == IB_WR_RDMA_READ ? qp->mtu : qp->seg;
-}
+u32 mroce_dev_seg(struct mroce_dev *mdev, u32 path_mtu);
 
-/* UDP payload of a full Write or Send packet: what windows and pacer count. */
+/* UDP payload of a full data packet: what windows and pacer count. */
 static inline u32 mroce_full_pkt_bytes(const struct mroce_qp *qp)
 {
 	return qp->seg + METAROCE_MAX_DATA_HDR_LEN;

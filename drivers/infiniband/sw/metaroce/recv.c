@@ -134,21 +134,31 @@ static struct mroce_rdreq *mroce_rdq_add(struct mroce_qp *qp)
 }
 
 /*
- * A READ_REQ asks for the response packets of PSNs psn .. psn + n - 1.
- * A repeated one (some response was lost) is simply answered again.
+ * A READ_REQ asks for the response packets of PSNs psn .. psn + n - 1,
+ * cut at the requester's segment. A repeated one (some response was
+ * lost) is simply answered again.
  */
 static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
-	u32 n = mroce_msg_pkts(h->reth.dma_len, qp->mtu);
+	u32 seg = h->reth.seg ?: qp->mtu;
+	u32 n = mroce_msg_pkts(h->reth.dma_len, seg);
 	struct mroce_rdreq *rd;
 	struct mroce_mr *mr;
+	u32 i, max;
 	u64 iova;
-	u32 i;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ))
 		return -EACCES;
 	if (n > MROCE_READ_CHUNK)
 		return -EPROTO;
+	/* The requester's segment need not be ours; our link must carry it. */
+	max = mroce_dev_seg(qp->mdev, 0);
+	if (seg > qp->mtu && seg > max) {
+		ibdev_info_ratelimited(qp->ibqp.device,
+				       "qp %u: Read asks for %u-byte responses, link carries %u\n",
+				       qp->ibqp.qp_num, seg, max);
+		return -EPROTO;
+	}
 	if (h->reth.dma_len) {
 		mr = mroce_rkey_lookup(qp, h->reth.rkey, h->reth.va,
 				       h->reth.dma_len, IB_ACCESS_REMOTE_READ,
@@ -173,6 +183,7 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 		rd->va = h->reth.va;
 		rd->rkey = h->reth.rkey;
 		rd->len = h->reth.dma_len;
+		rd->seg = seg;
 		rd->msn = h->reth.msn;
 	}
 	return 0;

@@ -109,6 +109,7 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 		h.reth.rkey = wqe->rkey;
 		h.reth.dma_len = t->req_len;
 		h.reth.msn = wqe->msn;
+		h.reth.seg = qp->seg;
 		len = 0;
 		break;
 	default:	/* CMP_SWAP, FETCH_ADD */
@@ -164,14 +165,15 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 	if (qp->rdq_tail == qp->rdq_head)
 		return false;
 	rd = &qp->rdq[qp->rdq_tail % MROCE_RDQ_SIZE];
-	h.psn = rd->psn + rd->offset / qp->mtu;
+	h.psn = rd->psn;
 	if (rd->atomic) {
 		h.opcode = METAROCE_OP_ATOMIC_ACK;
 		h.flags = METAROCE_F_FIRST | METAROCE_F_LAST;
 		h.aack.msn = rd->msn;
 		h.aack.orig = rd->orig;
 	} else {
-		len = min(rd->len - rd->offset, qp->mtu);
+		h.psn += rd->offset / rd->seg;
+		len = min(rd->len - rd->offset, rd->seg);
 		h.opcode = METAROCE_OP_READ_RESP;
 		h.rresp.msn = rd->msn;
 		h.rresp.offset = rd->offset;
@@ -311,7 +313,7 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 
 	for (i = 0; i < n; i++) {
 		struct mroce_txpkt *t = mroce_txpkt(qp, qp->snd_psn + i);
-		u32 off = (wqe->sent + i) * qp->mtu;
+		u32 off = (wqe->sent + i) * qp->seg;
 
 		if (i)
 			mroce_txpkt_clear(t);
@@ -319,7 +321,7 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 		t->opcode = METAROCE_OP_READ_REQ;
 		t->needs_resp = true;
 		t->offset = off;
-		t->len = min(wqe->length - off, qp->mtu);
+		t->len = min(wqe->length - off, qp->seg);
 		t->sent_ns = ktime_get_ns();
 		total += t->len;
 	}
@@ -341,7 +343,7 @@ static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
 	if (wqe->opcode != IB_WR_RDMA_READ || !mroce_in_flight(qp))
 		return false;
 	left = wqe->sent ? wqe->npkts - wqe->sent :
-	       mroce_msg_pkts(wqe->length, qp->mtu);
+	       mroce_msg_pkts(wqe->length, qp->seg);
 	return mroce_tx_room(qp) < min_t(u32, left, MROCE_READ_CHUNK);
 }
 
@@ -369,7 +371,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 	wqe = mroce_sq_wqe(qp, qp->sq_tx);
 	if (mroce_read_waits(qp, wqe))
 		return false;
-	seg = mroce_wqe_seg(qp, wqe);
+	seg = qp->seg;
 
 	if (!wqe->sent) {
 		bool rd = mroce_is_rd(wqe->opcode);
@@ -406,7 +408,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 		/* Every READ_REQ is a one-packet request. */
 		mroce_read_chunk(qp, wqe, t);
 		t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
-		*npsn = wqe->sent - off / qp->mtu;
+		*npsn = wqe->sent - off / seg;
 		qp->snd_psn += *npsn;
 		if (wqe->sent == wqe->npkts)
 			qp->sq_tx++;
@@ -455,7 +457,7 @@ static void mroce_read_reask(struct mroce_qp *qp, struct mroce_txpkt *t)
 	if (t->opcode != METAROCE_OP_READ_REQ)
 		return;
 	w = mroce_sq_wqe(qp, t->wqe);
-	t->req_len = min(w->length - t->offset, qp->mtu);
+	t->req_len = min(w->length - t->offset, qp->seg);
 	t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
 }
 

@@ -126,6 +126,7 @@ int mroce_hdr_encode(const struct mroce_hdr *h, void *buf, size_t len)
 		r->rkey = cpu_to_be32(h->reth.rkey);
 		r->dma_len = cpu_to_be32(h->reth.dma_len);
 		r->msn = cpu_to_be32(h->reth.msn);
+		r->seg = cpu_to_be32(h->reth.seg);
 		break;
 	}
 	case METAROCE_OP_READ_RESP: {
@@ -253,13 +254,15 @@ static enum mroce_drop_reason mroce_decode_ext(struct mroce_hdr *h,
 	case METAROCE_OP_READ_REQ: {
 		const struct metaroce_rreqeth *r = (const void *)ext;
 
-		if (r->rsvd)
-			return MROCE_DROP_RSVD;
 		h->reth.va = be64_to_cpu(r->va);
 		h->reth.rkey = be32_to_cpu(r->rkey);
 		h->reth.dma_len = be32_to_cpu(r->dma_len);
 		h->reth.msn = be32_to_cpu(r->msn);
-		if (h->reth.dma_len > METAROCE_MAX_MSG_LEN)
+		h->reth.seg = be32_to_cpu(r->seg);
+		if (h->reth.dma_len > METAROCE_MAX_MSG_LEN ||
+		    (h->reth.seg && (h->reth.seg < METAROCE_MIN_SEG ||
+				     h->reth.seg > METAROCE_MAX_PAYLOAD ||
+				     h->reth.seg % METAROCE_SEG_ALIGN)))
 			return MROCE_DROP_BAD_LENGTH;
 		break;
 	}

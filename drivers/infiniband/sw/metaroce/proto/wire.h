@@ -60,6 +60,7 @@ struct mroce_hdr {
 			u32 rkey;
 			u32 dma_len;
 			u32 msn;	/* READ_REQ only */
+			u32 seg;	/* READ_REQ only; 0: path MTU */
 		} reth;
 		struct {		/* READ_RESP */
 			u32 msn;
