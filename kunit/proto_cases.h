@@ -573,16 +573,6 @@ static void test_reason_names(struct mt *t)
 	MT_CHECK(t, strcmp(mroce_drop_reason_name(MROCE_DROP_MAX), "unknown") == 0);
 }
 
-/* The port's active MTU on a netdev of mtu bytes, as device.c has it. */
-static u32 port_mtu_of(u32 mtu)
-{
-	u32 m = 4096;
-
-	while (m > 256 && m + METAROCE_ENCAP_LEN + METAROCE_MAX_HDR_LEN > mtu)
-		m >>= 1;
-	return m;
-}
-
 static void test_seg_len(struct mt *t)
 {
 	u32 mtu, bad = 0;
@@ -597,9 +587,17 @@ static void test_seg_len(struct mt *t)
 	/* Never below the path MTU, whatever the netdev says. */
 	MT_CHECK(t, mroce_seg_len(0, 256, 256) == 256);
 	MT_CHECK(t, mroce_seg_len(300, 256, 256) == 256);
+	/* The port's MTU: the IB MTU whose largest packet fits the frame. */
+	MT_CHECK(t, mroce_port_mtu(1500) == 1024);
+	MT_CHECK(t, mroce_port_mtu(9000) == 4096);
+	MT_CHECK(t, mroce_port_mtu(2048 + METAROCE_ENCAP_LEN +
+				   METAROCE_MAX_HDR_LEN) == 2048);
+	MT_CHECK(t, mroce_port_mtu(2047 + METAROCE_ENCAP_LEN +
+				   METAROCE_MAX_HDR_LEN) == 1024);
+	MT_CHECK(t, mroce_port_mtu(68) == 256);
 	/* Every netdev MTU: the segment fits the frame, or is the path MTU. */
 	for (mtu = 68; mtu <= 9216; mtu++) {
-		u32 pm = port_mtu_of(mtu), seg = mroce_seg_len(mtu, pm, pm);
+		u32 pm = mroce_port_mtu(mtu), seg = mroce_seg_len(mtu, pm, pm);
 
 		if (seg >= pm && seg <= METAROCE_MAX_PAYLOAD &&
 		    (seg == pm || (seg % METAROCE_SEG_ALIGN == 0 &&

@@ -15,9 +15,6 @@
 #include "qp.h"
 #include "queue.h"
 
-/* Outer IPv6 + UDP + the largest MetaRoCE header: what one packet costs. */
-#define MROCE_ENCAP_OVERHEAD	(METAROCE_ENCAP_LEN + METAROCE_MAX_HDR_LEN)
-
 #define MROCE_MAX_QP		0x10000
 #define MROCE_MAX_QP_WR		0x4000
 #define MROCE_MAX_SGE		32
@@ -170,10 +167,9 @@ void mroce_dev_update_port(struct mroce_dev *mdev, bool notify)
 {
 	struct net_device *ndev = mdev->ndev;
 	enum ib_port_state old = mdev->port_state;
-	int payload = READ_ONCE(ndev->mtu) - MROCE_ENCAP_OVERHEAD;
 	struct ib_event ev = {};
 
-	mdev->active_mtu = ib_mtu_int_to_enum(max(payload, 256));
+	mdev->active_mtu = ib_mtu_int_to_enum(mroce_port_mtu(READ_ONCE(ndev->mtu)));
 	mdev->port_state = (netif_running(ndev) && netif_carrier_ok(ndev)) ?
 			   IB_PORT_ACTIVE : IB_PORT_DOWN;
 	if (!notify || old == mdev->port_state)

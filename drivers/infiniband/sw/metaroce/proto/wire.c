@@ -420,6 +420,15 @@ int mroce_hdr_decode(struct mroce_hdr *h, const void *buf, size_t len,
 	return r == MROCE_DROP_BAD_VERSION ? -EPROTONOSUPPORT : -EBADMSG;
 }
 
+u32 mroce_port_mtu(u32 ndev_mtu)
+{
+	u32 m = 4096;
+
+	while (m > 256 && m + METAROCE_ENCAP_LEN + METAROCE_MAX_HDR_LEN > ndev_mtu)
+		m >>= 1;
+	return m;
+}
+
 u32 mroce_seg_len(u32 ndev_mtu, u32 path_mtu, u32 port_mtu)
 {
 	u32 room = 0;

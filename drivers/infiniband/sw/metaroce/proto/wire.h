@@ -116,7 +116,14 @@ int mroce_hdr_decode(struct mroce_hdr *h, const void *buf, size_t len,
 		     enum mroce_drop_reason *reason);
 
 /*
- * Payload bytes of a full Write or Send packet (section 6): what a frame of
+ * The port's active MTU in bytes on a netdev of ndev_mtu bytes: the largest
+ * InfiniBand MTU (256 .. 4096) whose packet, under the outer headers and
+ * the largest MetaRoCE header, fits the frame; 256 if none does.
+ */
+u32 mroce_port_mtu(u32 ndev_mtu);
+
+/*
+ * Payload bytes of a full data packet (section 6): what a frame of
  * ndev_mtu bytes carries under the largest data header, in whole
  * METAROCE_SEG_ALIGN units, when the connection's path MTU (bytes) is the
  * port's active MTU; the path MTU itself when the application chose a
