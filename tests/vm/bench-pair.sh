@@ -400,7 +400,7 @@ done
 # stacks taking turns run by run: one run swings by 30% here, and the
 # host's speed drifts by a third within minutes, which is how far apart
 # the stacks' parts above are. Run r >= 2 of bench B is stored as B-rR.
-for r in $(seq 2 "$(printf '%s\n' "$TARGET_REPEAT" "$LAT_REPEAT" | sort -n | tail -1)"); do
+for r in $(seq 2 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); do
 	bw=0 lat=0
 	part bw && [ "$r" -le "$TARGET_REPEAT" ] && bw=1
 	part lat && [ "$r" -le "$LAT_REPEAT" ] && lat=1

@@ -143,23 +143,29 @@ class Report(FabricSections):
                                 self.rounds(tool, 65536)),
                             None if r is None else r >= 2)
 
-    def rounds(self, bench, x):
-        """'; by round: R2, R3...', MetaRoCE / rxe of the runs r >= 2, which
-        the stacks took in turns (bench-pair.sh), else ''."""
+    def round_ratios(self, bench, x, value, first=False):
+        """MetaRoCE / rxe of value(run) in every round both stacks ran:
+        the runs r >= 2, which they took in turns (bench-pair.sh), and
+        with first the first run of each as well."""
+        names = ([bench] if first else []) + ["%s-r%d" % (bench, r) for r in range(2, 10)]
         rs = []
-        for r in range(2, 10):
-            b = "%s-r%d" % (bench, r)
+        for b in names:
             g = {s: self.pair.get(b, {}).get(s, {}).get(str(x)) for s in STACKS}
             if all(g.values()):
-                rs.append(ratio(self.rate(g["metaroce"]), self.rate(g["rxe"])))
+                rs.append(ratio(value(g["metaroce"]), value(g["rxe"])))
+        return rs
+
+    def rounds(self, bench, x):
+        """'; by round (turns): R2, R3...' of rate(), else ''."""
+        rs = self.round_ratios(bench, x, self.rate)
         return "; by round (turns): %s" % ", ".join(fmt(v) for v in rs) if rs else ""
 
     def lat(self, tool, stack, metric):
-        """(median, runs) of a latency metric over a stack's runs of tool;
-        (None, []) if it was not run."""
+        """Median of a latency metric over a stack's runs of tool; None if
+        it was not run."""
         v = [num(r.get(metric)) for r in self.runs(tool, stack, 2)]
-        v = sorted(x for x in v if x is not None)
-        return (statistics.median(v) if v else None), v
+        v = [x for x in v if x is not None]
+        return statistics.median(v) if v else None
 
     def latency(self):
         self.out("## Latency", "",
@@ -173,11 +179,8 @@ class Report(FabricSections):
                  "|---|---|---|---|---|---|---|---|")
         rows = []
         for tool in ("ib_write_lat", "ib_send_lat"):
-            v = {(s, m): self.lat(tool, s, m)[0] for s in STACKS for m in ("p50_us", "p99_us")}
-            rounds = [ratio(self.pair[b]["metaroce"]["2"].get("p50_us"),
-                            self.pair[b]["rxe"]["2"].get("p50_us"))
-                      for b in [tool] + ["%s-r%d" % (tool, r) for r in range(2, 10)]
-                      if all("2" in self.pair.get(b, {}).get(s, {}) for s in STACKS)]
+            v = {(s, m): self.lat(tool, s, m) for s in STACKS for m in ("p50_us", "p99_us")}
+            rounds = self.round_ratios(tool, 2, lambda r: r.get("p50_us"), first=True)
             self.out("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 tool, fmt(v["rxe", "p50_us"]), fmt(v["metaroce", "p50_us"]),
                 fmt(ratio(v["metaroce", "p50_us"], v["rxe", "p50_us"])),

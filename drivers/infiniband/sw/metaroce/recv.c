@@ -152,12 +152,14 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 	if (n > MROCE_READ_CHUNK)
 		return -EPROTO;
 	/* The requester's segment need not be ours; our link must carry it. */
-	max = mroce_dev_seg(qp->mdev, 0);
-	if (seg > qp->mtu && seg > max) {
-		ibdev_info_ratelimited(qp->ibqp.device,
-				       "qp %u: Read asks for %u-byte responses, link carries %u\n",
-				       qp->ibqp.qp_num, seg, max);
-		return -EPROTO;
+	if (seg > qp->mtu) {
+		max = mroce_dev_seg(qp->mdev, 0);
+		if (seg > max) {
+			ibdev_info_ratelimited(qp->ibqp.device,
+					       "qp %u: Read asks for %u-byte responses, link carries %u\n",
+					       qp->ibqp.qp_num, seg, max);
+			return -EPROTO;
+		}
 	}
 	if (h->reth.dma_len) {
 		mr = mroce_rkey_lookup(qp, h->reth.rkey, h->reth.va,
