@@ -176,6 +176,8 @@ static int to_rts(struct mv_ep *ep)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = ep->mtu < (enum ibv_mtu)r->mtu ? ep->mtu : (enum ibv_mtu)r->mtu;
+	if (ep->o->path_mtu)
+		a.path_mtu = ep->o->path_mtu;
 	a.dest_qp_num = r->qpn;
 	a.rq_psn = r->psn;
 	a.max_dest_rd_atomic = RD_ATOM;

@@ -76,6 +76,9 @@ static void usage(void)
 "  -H SECS       watchdog: abort the process after SECS (default derived)\n"
 "  -o OPS        comma list of send,send_imm,write,write_imm,read,cas,faa\n"
 "                or all (default)\n"
+"  -M BYTES      path MTU of this side's QP (256..4096; tcp, local), whatever\n"
+"                the ports say (a misconfigured requester, to test the\n"
+"                responder's checks)\n"
 "  -C SEQ        checker self-test: the server flips one received byte at\n"
 "                the first SEND/WRITE message from SEQ on (must fail)\n"
 "  -v            verbose\n");
@@ -94,6 +97,19 @@ static size_t parse_size(const char *s)
 	if (*end || v > (1ull << 30))
 		usage();
 	return v;
+}
+
+static enum ibv_mtu parse_mtu(const char *s)
+{
+	unsigned long v = strtoul(s, NULL, 0);
+	enum ibv_mtu m;
+
+	for (m = IBV_MTU_256; m <= IBV_MTU_4096; m++)
+		if (v == 128ul << m)
+			return m;
+	fprintf(stderr, "path MTU %s: not 256, 512, 1024, 2048 or 4096\n", s);
+	usage();
+	return 0;
 }
 
 static unsigned int parse_ops(char *s)
@@ -174,7 +190,7 @@ int main(int argc, char **argv)
 	void *tret;
 	int c, rs, rc;
 
-	while ((c = getopt(argc, argv, "sc:Ld:a:p:m:g:x:n:S:r:T:w:W:H:o:C:vh")) != -1) {
+	while ((c = getopt(argc, argv, "sc:Ld:a:p:m:g:x:n:S:r:T:w:W:H:o:C:M:vh")) != -1) {
 		switch (c) {
 		case 's': o.server = true; break;
 		case 'c': o.client = true; o.addr = optarg; break;
@@ -204,6 +220,7 @@ int main(int argc, char **argv)
 		case 'H': hard = atof(optarg); break;
 		case 'o': o.ops = parse_ops(optarg); break;
 		case 'C': o.inject = atol(optarg); break;
+		case 'M': o.path_mtu = parse_mtu(optarg); break;
 		case 'v': o.verbose++; break;
 		default: usage();
 		}
@@ -217,6 +234,10 @@ int main(int argc, char **argv)
 		usage();
 	if (o.loopback && o.method != M_LOCAL && !o.addr) {
 		fprintf(stderr, "-L with -m cm/tcp needs -c ADDR (a local address)\n");
+		usage();
+	}
+	if (o.path_mtu && o.method == M_CM) {
+		fprintf(stderr, "-M needs -m tcp or local: rdma_cm sets the path MTU\n");
 		usage();
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

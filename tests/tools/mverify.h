@@ -56,6 +56,7 @@ struct mv_opts {
 	unsigned int ops;	/* bitmask of enum mv_op */
 	int verbose;
 	long inject;		/* corrupt a received byte at this seq */
+	enum ibv_mtu path_mtu;	/* 0: the smaller of both ports' */
 };
 
 /* What each side tells the other about its memory (and QP, for tcp/local). */

@@ -13,14 +13,7 @@ FIG=$OUT/figures.txt
 
 setup_modules
 check "ib core loads" load_ib_core
-ip netns add h1
-ip netns add h2
-ip link add v1 netns h1 type veth peer name v2 netns h2
-ns h1 ip addr add 10.11.0.1/24 dev v1
-ns h2 ip addr add 10.11.0.2/24 dev v2
-for h in h1 h2; do ns $h ip link set lo up; done
-ns h1 ip link set v1 up
-ns h2 ip link set v2 up
+veth_hosts h1 v1 h2 v2 10.11.0
 check "bind mroce1 in h1" ns h1 rdma link add mroce1 type metaroce netdev v1
 check "bind mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v2
 wait_for 5 gid_index mroce1 10.11.0.1 >/dev/null
@@ -191,6 +184,35 @@ ns h2 tc -s qdisc show dev v2 >>"$FIG"
 ns h2 tc qdisc del dev v2 root
 rdma statistic show link mroce1/1 >>"$FIG"
 rdma statistic show link mroce2/1 >>"$FIG"
+
+# A requester whose QP claims more than the responder's link carries:
+# h3's 9000-byte link gives its QP, told a path MTU of 4096 (its port's),
+# segments of several KiB; h4's link carries 1408. The responder must
+# refuse the Read (NAK invalid request, a log line), not send responses
+# its link cannot carry, and the requester's Read must complete in error.
+veth_hosts h3 v3 h4 v4 10.12.0 9000 1500
+check "bind mroce3 (9000-byte link) in h3" \
+	ns h3 rdma link add mroce3 type metaroce netdev v3
+check "bind mroce4 (1500-byte link) in h4" \
+	ns h4 rdma link add mroce4 type metaroce netdev v4
+wait_for 5 gid_index mroce3 10.12.0.1 >/dev/null
+wait_for 5 gid_index mroce4 10.12.0.2 >/dev/null
+nak0=$(counter mroce4 tx_nak_fatal)
+ns h4 timeout 60 "$MV" -s -m tcp -d mroce4 -o read -S 64K -w 20 \
+	>"$OUT/bigseg.srv" 2>&1 &
+sleep 1
+ns h3 timeout 60 "$MV" -c 10.12.0.2 -m tcp -d mroce3 -o read -S 64K -w 20 \
+	-M 4096 >"$OUT/bigseg.cli" 2>&1
+echo "read, segment beyond the responder's link: client rc $?" >>"$FIG"
+wait $!
+check "a Read of segments h4's link cannot carry fails: remote invalid request" \
+	grep -q "remote invalid request" "$OUT/bigseg.cli"
+check "the responder sent a fatal NAK" \
+	counter_ge mroce4 tx_nak_fatal $((nak0 + 1))
+check "the responder logged why" sh -c \
+	"dmesg | grep -Eq 'Read asks for [0-9]+-byte responses, link carries 1408'"
+check "rdma link delete mroce3, mroce4" \
+	sh -c "rdma link delete mroce3 && rdma link delete mroce4"
 
 check "rdma resource show lists our QPs' device" sh -c "rdma resource show | grep -q mroce1"
 check "rdma link delete with QPs gone" rdma link delete mroce1

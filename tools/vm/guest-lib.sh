@@ -87,20 +87,29 @@ relink_rmmod() {
 	ip netns del h1
 }
 
+# veth_hosts HA VA HB VB NET [MTUA MTUB]: namespaces HA (NET.1 on VA) and
+# HB (NET.2 on VB) joined by a veth pair whose ends have the given MTUs
+# (1500 each by default), every link up.
+veth_hosts() {
+	local ha=$1 va=$2 hb=$3 vb=$4 net=$5 h
+
+	ip netns add "$ha"
+	ip netns add "$hb"
+	ip link add "$va" netns "$ha" mtu "${6:-1500}" type veth \
+		peer name "$vb" netns "$hb" mtu "${7:-1500}"
+	ns "$ha" ip addr add "$net.1/24" dev "$va"
+	ns "$hb" ip addr add "$net.2/24" dev "$vb"
+	for h in "$ha:$va" "$hb:$vb"; do
+		ns "${h%:*}" ip link set lo up
+		ns "${h%:*}" ip link set "${h#*:}" up
+	done
+}
+
 # two_hosts: namespaces h2 (10.14.0.1, mroce2 on v3) and h3 (10.14.0.2,
 # mroce3 on v4) joined by a veth pair; g2 and g3 are the devices' IPv4
 # RoCEv2 GID indexes.
 two_hosts() {
-	local h
-	ip netns add h2
-	ip netns add h3
-	ip link add v3 netns h2 type veth peer name v4 netns h3
-	ns h2 ip addr add 10.14.0.1/24 dev v3
-	ns h3 ip addr add 10.14.0.2/24 dev v4
-	for h in h2:v3 h3:v4; do
-		ns "${h%:*}" ip link set lo up
-		ns "${h%:*}" ip link set "${h#*:}" up
-	done
+	veth_hosts h2 v3 h3 v4 10.14.0
 	check "bind mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v3
 	check "bind mroce3 in h3" ns h3 rdma link add mroce3 type metaroce netdev v4
 	wait_for 5 gid_index mroce2 10.14.0.1 >/dev/null
