@@ -10,18 +10,6 @@ SRV=10.12.0.1
 raw=$OUT/raw
 mkdir -p "$raw"
 
-mk_hosts() {
-	ip netns add h1
-	ip netns add h2
-	ip link add v1 netns h1 type veth peer name v2 netns h2
-	ns h1 ip addr add $SRV/24 dev v1
-	ns h2 ip addr add 10.12.0.2/24 dev v2
-	ns h1 ip link set v1 up
-	ns h2 ip link set v2 up
-	ns h1 ip link set lo up
-	ns h2 ip link set lo up
-}
-
 # ready_when SPEC: the server in h1 listens. tcp:PORT or cm.
 ready_when() {
 	case $1 in
@@ -64,7 +52,7 @@ pair() {
 
 setup_modules
 check "ib core loads" load_ib_core
-mk_hosts
+veth_hosts h1 v1 h2 v2 "${SRV%.*}"
 dmesg_clear
 check "rdma link add mroce1 in h1" ns h1 rdma link add mroce1 type metaroce netdev v1
 check "rdma link add mroce2 in h2" ns h2 rdma link add mroce2 type metaroce netdev v2

@@ -20,23 +20,11 @@ expect_fail() {
 	echo "$outp" | grep -qi -- "$want"
 }
 
-mk_hosts() {
-	ip netns add h1
-	ip netns add h2
-	ip link add v1 netns h1 type veth peer name v2 netns h2
-	ns h1 ip addr add 10.11.0.1/24 dev v1
-	ns h2 ip addr add 10.11.0.2/24 dev v2
-	ns h1 ip addr add fd00:11::1/64 dev v1 nodad
-	ns h2 ip addr add fd00:11::2/64 dev v2 nodad
-	ns h1 ip link set v1 up
-	ns h2 ip link set v2 up
-	ns h1 ip link set lo up
-	ns h2 ip link set lo up
-}
-
 setup_modules
 check "ib core loads by name" load_ib_core
-mk_hosts
+veth_hosts h1 v1 h2 v2 10.11.0
+ns h1 ip addr add fd00:11::1/64 dev v1 nodad
+ns h2 ip addr add fd00:11::2/64 dev v2 nodad
 
 # Autoload through the module alias rdma-link-metaroce.
 check "rdma link add in netns h1 autoloads the module" \
