@@ -672,8 +672,8 @@ static void test_tp_ratehint(struct mt *t)
 	MT_CHECK(t, mroce_rh_on_packet(&rh, 4, now, 4096) == 1);
 	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_MBPS / 3);
 
-	/* Max-min: sender 5 uses 10% of the capacity; it is granted 12.5%
-	 * and the other three share the remaining 87.5%.
+	/* Max-min: sender 5 uses 10% of the capacity; it is granted (and
+	 * told) 20%, and the other three share the remaining 80%.
 	 */
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 2; i <= 5; i++)
@@ -684,14 +684,44 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_on_packet(&rh, 5, now, TP_IVAL_BYTES / 10 - 64);
 	mroce_rh_update(&rh, now);
 	mt_log(t, "max-min hint %u", mroce_rh_hint(&rh, 2));
-	MT_CHECK(t, mroce_rh_hint(&rh, 2) == 29166);
-	MT_CHECK(t, mroce_rh_hint(&rh, 5) == 29166);
-	/* Everyone light: the share is what the others leave over. */
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == 26666);
+	MT_CHECK(t, mroce_rh_hint(&rh, 5) == 20000);
+	/* Told the level instead, it could take 26666 at once: the hints
+	 * would add up to 7% over the capacity.
+	 */
+	MT_CHECK(t, 3 * mroce_rh_hint(&rh, 2) + mroce_rh_hint(&rh, 5) <=
+		    TP_CAP_MBPS);
+	/* Everyone light: one (the first of the largest) may use what the
+	 * others leave over; the others are told their grants.
+	 */
 	now += MROCE_RH_INTERVAL_NS;
 	for (i = 2; i <= 5; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES / 10);
 	mroce_rh_update(&rh, now);
-	MT_CHECK(t, mroce_rh_hint(&rh, 3) == TP_CAP_MBPS - 3 * 12500);
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_MBPS - 3 * 20000);
+	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 20000);
+
+	/* A sender silent for a whole interval (but not idle) is granted a
+	 * refused newcomer's share, C / 65, not nothing, and doubles per
+	 * interval from there; the other three share the rest.
+	 */
+	mroce_rh_init(&rh, TP_CAP_MBPS, now);
+	for (i = 1; i <= 4; i++)
+		mroce_rh_on_packet(&rh, i, now, 64);
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 1; i <= 3; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	mroce_rh_update(&rh, now);
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1539);	/* 1538.46 rounded up */
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820);	/* (100000 - 1538.46) / 3 */
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 1; i <= 3; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	/* It uses its grant: 1539 Mbit/s for 100 us is 19237.5 bytes. */
+	mroce_rh_on_packet(&rh, 4, now, 19237);
+	mroce_rh_update(&rh, now);
+	mt_log(t, "regrown grant %u", mroce_rh_hint(&rh, 4));
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 3078);	/* 2 * 1538.96 up */
 
 	/* Special capacities. */
 	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);

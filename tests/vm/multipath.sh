@@ -191,9 +191,12 @@ check "rate_capacity_mbps is set" grep -qx "$CAP" \
 # sample_incast: every 0.25 s, "seconds CE-marked-packets received-packets"
 # of the receiver (mroce1) then the bytes each sender (mroce2-5) sent, all
 # read by one shell in one go: the senders busy-poll the only vCPU, and a
-# snapshot taken by several processes would span seconds.
+# snapshot taken by several processes would span seconds. The shell runs
+# SCHED_FIFO: at normal priority it woke 0.6-1 s apart, too coarse for
+# the settling check below.
 sample_incast() {
 	local c=ports/1/hw_counters ce rx t2 t3 t4 t5
+	chrt -f -p 10 "$BASHPID" >/dev/null || :
 	exec 3<> <(:)
 	cd /sys/class/infiniband || return
 	while read -r ce <mroce1/$c/ecn_ce_received &&
@@ -241,18 +244,17 @@ awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3; for (k = 0; k < 4; k++) x[k, NR] = $(
 read -r r2 r3 r4 r5 jain wmarks wsecs wpkts <"$OUT/incast.window"
 fig "incast: sender rates (Mbit/s) $r2 $r3 $r4 $r5, Jain $jain, ${wmarks}% of $wpkts packets CE-marked, over ${wsecs} s from 1 s after the first data to the first sender's end"
 check "incast: fair shares (Jain's index >= 0.9)" ge "$jain" 0.9
-# Marks: 0.01-1.57% of packets in five runs with hints (single 0.5 s
-# episodes of 7-14% when the one vCPU runs the bottleneck's timers late,
-# below), 99.98% with the hints off (MP_CAPACITY=0).
-check "incast: marks under 2% of packets while all four send" ge 2 "$wmarks"
+# Marks: 0.00-0.01% of packets in four runs with hints, 99.98% with the
+# hints off (MP_CAPACITY=0). While a sender below its share was told the
+# share rather than its grant (protocol section 11.3), a sender stalled by
+# the one vCPU made the hints add up to more than the capacity: episodes
+# of 20-30% marks per 0.5 s, 0-6% of all packets in a run.
+check "incast: marks under 1% of packets while all four send" ge 1 "$wmarks"
 # Marks over time, per 0.5 s: the first window after the first data
 # with marks on under 1% of its packets ("settled"), and the share of
-# packets marked from then on. Under TCG the bottleneck's own timers run
-# late now and then (every sender busy-polls the one vCPU), so short
-# episodes of marks can recur after the hints have settled. The sampler
-# lags too (steps of 0.7 s, not 0.25 s, were seen), so windows of two
-# steps start at every step: stepping by two, a marked first window put
-# the next at 1.4 s, past the 1 s the check allows, however clean.
+# packets marked from then on. Windows of two sampler steps start at
+# every step, so a marked first window does not push the next past the
+# 1 s the check allows.
 awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3 }
 	END {
 		for (i = 1; i < NR && r[i + 1] - r[1] < 100; i++) ;
@@ -273,8 +275,8 @@ fig "incast: marks under 1% of a 0.5 s window ${settle} s after the first data; 
 tr '\n' ';' <"$OUT/incast.timeline" >>"$FIG"; echo >>"$FIG"
 check "incast: marks stop (under 1% of a 0.5 s window) within 1 s of the first data" \
 	awk -v s="$settle" 'BEGIN { exit !(s >= 0 && s <= 1) }'
-check "incast: then at most 2% of packets marked until the end" \
-	ge 2 "$after"
+check "incast: then at most 1% of packets marked until the end" \
+	ge 1 "$after"
 fi
 
 fabric_down >/dev/null 2>&1

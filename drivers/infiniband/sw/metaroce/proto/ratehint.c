@@ -21,30 +21,41 @@ static int rh_find(const struct mroce_rh *rh, u64 id)
 	return -1;
 }
 
-static u64 rh_demand(const struct mroce_rh_sender *s)
+/*
+ * What a measured sender may use next interval if it is below the level:
+ * twice what it used, and never less than a refused newcomer's share, so
+ * one that paused for an interval does not climb back from nothing.
+ */
+static u64 rh_demand(const struct mroce_rh_sender *s, u64 floor_bps)
 {
-	return mroce_div_u64(s->rate_bps * MROCE_RH_HEADROOM_NUM,
-			     MROCE_RH_HEADROOM_DEN);
+	u64 d = mroce_div_u64(s->rate_bps * MROCE_RH_HEADROOM_NUM,
+			      MROCE_RH_HEADROOM_DEN);
+
+	return d > floor_bps ? d : floor_bps;
 }
 
 /*
  * Water filling. Each round, senders whose demand is below the current
  * level are satisfied with their demand and leave the rest to the others.
  * One sender always stays unsatisfied (the largest demand, lowest slot on
- * ties), so the level is what an unconstrained sender may use.
+ * ties), so the level is what an unconstrained sender may use. Satisfied
+ * senders are granted their demand, the others the level: the grants add
+ * up to the capacity.
  */
 static void rh_recompute(struct mroce_rh *rh)
 {
-	u8 sat[MROCE_RH_MAX_SENDERS] = { 0 };
-	u64 rem = rh->capacity_bps;
+	u64 rem = rh->capacity_bps, floor_bps, d;
 	unsigned int unsat = rh->active;
 	unsigned int i, cand;
 	int keep;
 
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++)
+		rh->s[i].grant_bps = 0;
 	if (!rh->capacity_bps || rh->capacity_bps == U64_MAX || !unsat) {
 		rh->level_bps = rh->capacity_bps;
 		return;
 	}
+	floor_bps = mroce_div_u64(rh->capacity_bps, MROCE_RH_MAX_SENDERS + 1);
 	for (;;) {
 		rh->level_bps = mroce_div_u64(rem, unsat);
 		cand = 0;
@@ -52,11 +63,12 @@ static void rh_recompute(struct mroce_rh *rh)
 		for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
 			const struct mroce_rh_sender *s = &rh->s[i];
 
-			if (!s->used || sat[i] || !s->measured ||
-			    rh_demand(s) >= rh->level_bps)
+			if (!s->used || s->grant_bps || !s->measured ||
+			    rh_demand(s, floor_bps) >= rh->level_bps)
 				continue;
 			cand++;
-			if (keep < 0 || rh_demand(s) > rh_demand(&rh->s[keep]))
+			if (keep < 0 || rh_demand(s, floor_bps) >
+					rh_demand(&rh->s[keep], floor_bps))
 				keep = i;
 		}
 		if (!cand)
@@ -64,13 +76,16 @@ static void rh_recompute(struct mroce_rh *rh)
 		if (cand < unsat)
 			keep = -1;
 		for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
-			const struct mroce_rh_sender *s = &rh->s[i];
+			struct mroce_rh_sender *s = &rh->s[i];
 
-			if (!s->used || sat[i] || !s->measured ||
-			    rh_demand(s) >= rh->level_bps || (int)i == keep)
+			if (!s->used || s->grant_bps || !s->measured ||
+			    (int)i == keep)
 				continue;
-			sat[i] = 1;
-			rem -= rh_demand(s);
+			d = rh_demand(s, floor_bps);
+			if (d >= rh->level_bps)
+				continue;
+			s->grant_bps = d;
+			rem -= d;
 			unsat--;
 		}
 		if (keep >= 0) {
@@ -180,18 +195,24 @@ void mroce_rh_update(struct mroce_rh *rh, u64 now)
 
 u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
 {
-	u64 level, mbps;
+	u64 bps, mbps;
+	int i;
 
 	if (!rh->capacity_bps)
 		return METAROCE_RATE_NONE;
 	if (rh->capacity_bps == U64_MAX)
 		return METAROCE_RATE_UNLIMITED;
-	if (rh_find(rh, id) >= 0)
-		level = rh->level_bps;
+	/* A grant is rounded up: rounded down, a grant of a few Mbit/s
+	 * could stay below what its sender was measured at and never grow.
+	 */
+	i = rh_find(rh, id);
+	if (i >= 0 && rh->s[i].grant_bps)
+		bps = rh->s[i].grant_bps + 999999;
+	else if (i >= 0)
+		bps = rh->level_bps;
 	else
-		level = mroce_div_u64(rh->capacity_bps,
-				      MROCE_RH_MAX_SENDERS + 1);
-	mbps = mroce_div_u64(level, 1000000);
+		bps = mroce_div_u64(rh->capacity_bps, MROCE_RH_MAX_SENDERS + 1);
+	mbps = mroce_div_u64(bps, 1000000);
 	/* 0 and 0xffffffff have special meanings on the wire. */
 	if (!mbps)
 		return 1;

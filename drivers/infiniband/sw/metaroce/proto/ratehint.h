@@ -21,11 +21,14 @@
  * make about this often.
  */
 #define MROCE_RH_INTERVAL_NS	100000ULL	/* 100 us */
-/* A sender below the share is granted its measured rate times 5/4, so it
- * can grow by a quarter per interval before it is counted as greedy.
+/* A sender below the share is granted twice its measured rate, so it can
+ * double per interval (back to its share in a few intervals after a
+ * stall) before it is counted as greedy. It is told that grant, not the
+ * share: told the share, every such sender could take it at once, and
+ * the shares would add up to more than the capacity.
  */
-#define MROCE_RH_HEADROOM_NUM	5
-#define MROCE_RH_HEADROOM_DEN	4
+#define MROCE_RH_HEADROOM_NUM	2
+#define MROCE_RH_HEADROOM_DEN	1
 
 struct mroce_rh_sender {
 	u64 id;
@@ -33,6 +36,7 @@ struct mroce_rh_sender {
 	u64 last_seen_ns;
 	u64 bytes;		/* UDP payload bytes since the last update */
 	u64 rate_bps;		/* measured over the last whole interval */
+	u64 grant_bps;		/* satisfied: its grant; 0: the level */
 	u8 used;
 	u8 measured;		/* rate_bps is valid */
 };
