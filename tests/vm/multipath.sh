@@ -244,7 +244,7 @@ awk '{ t[NR] = $1; c[NR] = $2; r[NR] = $3; for (k = 0; k < 4; k++) x[k, NR] = $(
 read -r r2 r3 r4 r5 jain wmarks wsecs wpkts <"$OUT/incast.window"
 fig "incast: sender rates (Mbit/s) $r2 $r3 $r4 $r5, Jain $jain, ${wmarks}% of $wpkts packets CE-marked, over ${wsecs} s from 1 s after the first data to the first sender's end"
 check "incast: fair shares (Jain's index >= 0.9)" ge "$jain" 0.9
-# Marks: 0.00-0.01% of packets in four runs with hints, 99.98% with the
+# Marks: 0.00-0.01% of packets in ten runs with hints, 99.98% with the
 # hints off (MP_CAPACITY=0). While a sender below its share was told the
 # share rather than its grant (protocol section 11.3), a sender stalled by
 # the one vCPU made the hints add up to more than the capacity: episodes
