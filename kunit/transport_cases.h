@@ -608,11 +608,14 @@ static void test_tp_pacing(struct mt *t)
 	MT_CHECK(t, mroce_pacer_may_send(&pc, now));
 
 	/* The pacing rate is min(rate hint, window rate). */
-	MT_CHECK(t, mroce_pace_rate(25000, 40000000000ULL) == 25000000000ULL);
-	MT_CHECK(t, mroce_pace_rate(50000, 40000000000ULL) == 40000000000ULL);
+	/* Hints are kbit/s. */
+	MT_CHECK(t, mroce_pace_rate(25000000, 40000000000ULL) ==
+		    25000000000ULL);
+	MT_CHECK(t, mroce_pace_rate(50000000, 40000000000ULL) ==
+		    40000000000ULL);
 	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_NONE, 7) == 7);
 	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_UNLIMITED, 7) == 7);
-	MT_CHECK(t, mroce_pace_rate(100, 0) == 100000000ULL);
+	MT_CHECK(t, mroce_pace_rate(1500, 0) == 1500000ULL);
 	MT_CHECK(t, mroce_pace_rate(METAROCE_RATE_NONE, 0) == 0);
 	/* Window rate: cwnd * 8 / srtt summed over usable paths. */
 	tp_paths_init(p, 2, 10 * TP_MTU);
@@ -623,8 +626,9 @@ static void test_tp_pacing(struct mt *t)
 		    (u64)10 * TP_MTU * 8 * 10000);
 }
 
-/* 100 Gbit/s: 1.25 MB per 100 us interval. */
+/* 100 Gbit/s: 1.25 MB per 100 us interval. Hints are kbit/s. */
 #define TP_CAP_MBPS	100000
+#define TP_CAP_KBPS	(TP_CAP_MBPS * 1000)
 #define TP_IVAL_BYTES	1250000U
 
 static void test_tp_ratehint(struct mt *t)
@@ -640,14 +644,14 @@ static void test_tp_ratehint(struct mt *t)
 	MT_CHECK(t, mroce_rh_on_packet(&rh, 1, now, 4096) == 0);
 	MT_CHECK(t, mroce_rh_active(&rh) == 4);
 	for (i = 1; i <= 4; i++)
-		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_MBPS / 4);
+		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_KBPS / 4);
 
 	/* All four greedy over a measured interval: still a quarter. */
 	now += MROCE_RH_INTERVAL_NS;
 	for (i = 1; i <= 4; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
 	mroce_rh_update(&rh, now);
-	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_MBPS / 4);
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_KBPS / 4);
 
 	/* Sender 4 goes quiet: after the idle timeout a third each. */
 	for (i = 0; i < 11; i++) {
@@ -661,16 +665,16 @@ static void test_tp_ratehint(struct mt *t)
 			MT_CHECK(t, mroce_rh_active(&rh) == 4);
 	}
 	MT_CHECK(t, mroce_rh_active(&rh) == 3);
-	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_MBPS / 3);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_KBPS / 3);
 	/* An explicit leave: half each. */
 	mroce_rh_leave(&rh, 3);
 	MT_CHECK(t, mroce_rh_active(&rh) == 2);
-	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_MBPS / 2);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_KBPS / 2);
 	mroce_rh_leave(&rh, 3);
 	MT_CHECK(t, mroce_rh_active(&rh) == 2);
 	/* Rejoin: back to a third. */
 	MT_CHECK(t, mroce_rh_on_packet(&rh, 4, now, 4096) == 1);
-	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_MBPS / 3);
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 3);
 
 	/* Max-min: sender 5 uses 10% of the capacity; it is granted (and
 	 * told) 20%, and the other three share the remaining 80%.
@@ -684,13 +688,13 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_on_packet(&rh, 5, now, TP_IVAL_BYTES / 10 - 64);
 	mroce_rh_update(&rh, now);
 	mt_log(t, "max-min hint %u", mroce_rh_hint(&rh, 2));
-	MT_CHECK(t, mroce_rh_hint(&rh, 2) == 26666);
-	MT_CHECK(t, mroce_rh_hint(&rh, 5) == 20000);
-	/* Told the level instead, it could take 26666 at once: the hints
-	 * would add up to 7% over the capacity.
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == 26666666);
+	MT_CHECK(t, mroce_rh_hint(&rh, 5) == 20000000);
+	/* Told the level instead, it could take 26.7 Gbit/s at once: the
+	 * hints would add up to 7% over the capacity.
 	 */
 	MT_CHECK(t, 3 * mroce_rh_hint(&rh, 2) + mroce_rh_hint(&rh, 5) <=
-		    TP_CAP_MBPS);
+		    TP_CAP_KBPS);
 	/* Everyone light: one (the first of the largest) may use what the
 	 * others leave over; the others are told their grants.
 	 */
@@ -698,8 +702,8 @@ static void test_tp_ratehint(struct mt *t)
 	for (i = 2; i <= 5; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES / 10);
 	mroce_rh_update(&rh, now);
-	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_MBPS - 3 * 20000);
-	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 20000);
+	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_KBPS - 3 * 20000000);
+	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 20000000);
 
 	/* A sender silent for a whole interval (but not idle) is granted a
 	 * refused newcomer's share, C / 65, not nothing, and doubles per
@@ -712,16 +716,17 @@ static void test_tp_ratehint(struct mt *t)
 	for (i = 1; i <= 3; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
 	mroce_rh_update(&rh, now);
-	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1539);	/* 1538.46 rounded up */
-	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820);	/* (100000 - 1538.46) / 3 */
+	/* 1538461.54 kbit/s rounded up; (10^8 - 1538461.54) / 3 down */
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1538462);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820512);
 	now += MROCE_RH_INTERVAL_NS;
 	for (i = 1; i <= 3; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
-	/* It uses its grant: 1539 Mbit/s for 100 us is 19237.5 bytes. */
-	mroce_rh_on_packet(&rh, 4, now, 19237);
+	/* It uses its grant: 1538462 kbit/s for 100 us is 19230.8 bytes. */
+	mroce_rh_on_packet(&rh, 4, now, 19231);
 	mroce_rh_update(&rh, now);
 	mt_log(t, "regrown grant %u", mroce_rh_hint(&rh, 4));
-	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 3078);	/* 2 * 1538.96 up */
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 3076960);	/* 2 * 1538480 */
 
 	/* Special capacities. */
 	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);
@@ -730,21 +735,24 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_set_capacity(&rh, METAROCE_RATE_UNLIMITED);
 	MT_CHECK(t, mroce_rh_hint(&rh, 1) == METAROCE_RATE_UNLIMITED);
 
-	/* A full table: newcomers are refused and get the smallest share;
-	 * a tiny share is still at least 1 Mbit/s (0 means "no hint").
-	 */
+	/* A full table: newcomers are refused and get the smallest share. */
 	mroce_rh_init(&rh, 1000, now);
 	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++)
 		MT_CHECK(t, mroce_rh_on_packet(&rh, 100 + i, now, 1) == 1);
 	MT_CHECK(t, mroce_rh_on_packet(&rh, 99, now, 1) == -ENOSPC);
 	MT_CHECK(t, rh.overflows == 1);
-	MT_CHECK(t, mroce_rh_hint(&rh, 100) == 1000 / MROCE_RH_MAX_SENDERS);
+	MT_CHECK(t, mroce_rh_hint(&rh, 100) ==
+		    1000000 / MROCE_RH_MAX_SENDERS);
 	MT_CHECK(t, mroce_rh_hint(&rh, 99) ==
-		    1000 / (MROCE_RH_MAX_SENDERS + 1));
+		    1000000 / (MROCE_RH_MAX_SENDERS + 1));
+	/* 1 Mbit/s among eight: the wire's kbit/s keep 125 each, where
+	 * Mbit/s would round every one of them to the same 1 (or 0).
+	 */
 	mroce_rh_init(&rh, 1, now);
-	mroce_rh_on_packet(&rh, 1, now, 1);
-	mroce_rh_on_packet(&rh, 2, now, 1);
-	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 1);
+	for (i = 1; i <= 8; i++)
+		mroce_rh_on_packet(&rh, i, now, 1);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 125);
+	MT_CHECK(t, mroce_rh_hint(&rh, 8) == 125);
 	/* Everyone idle: table empties, the share is the capacity. */
 	mroce_rh_update(&rh, now + MROCE_RH_IDLE_NS + 1);
 	MT_CHECK(t, mroce_rh_active(&rh) == 0);

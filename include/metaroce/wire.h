@@ -181,7 +181,7 @@ enum metaroce_nak_code {
 	METAROCE_NAK_MAX	= 3,
 };
 
-/* Rate hint special values; others are Mbit/s of UDP payload. */
+/* Rate hint special values; others are kbit/s (10^3 bit/s) of UDP payload. */
 #define METAROCE_RATE_NONE	0		/* receiver offers no hint */
 #define METAROCE_RATE_UNLIMITED	0xffffffffU
 
@@ -197,7 +197,7 @@ struct metaroce_aeth {
 	__be64	echo_ts;	/* bhdr.ts of the packet that triggered this */
 	__be16	echo_path;	/* bhdr.path_id of that packet */
 	__be16	ecn_ce;		/* CE-marked packets on echo_path since last ACK */
-	__be32	rate_hint;	/* fair-share rate, Mbit/s; METAROCE_RATE_* */
+	__be32	rate_hint;	/* fair-share rate, kbit/s; METAROCE_RATE_* */
 	__be32	msn;		/* receive msn expected next (RNR: the blocked one) */
 	__u8	syndrome;	/* METAROCE_SYN_* | value */
 	__u8	rsvd[3];	/* 0 */

@@ -211,7 +211,7 @@ sample_incast >"$OUT/incast.samples" &
 sampler=$!
 pids=()
 for i in 2 3 4 5; do
-	write_bw "incast$i" "h$i" h1 150 $((18515 + i)) >"$OUT/incast$i.gp" &
+	QP_SNAP=1 write_bw "incast$i" "h$i" h1 150 $((18515 + i)) >"$OUT/incast$i.gp" &
 	pids+=($!)
 done
 ok_all=1
@@ -220,6 +220,19 @@ kill $sampler 2>/dev/null
 wait $sampler 2>/dev/null
 rdma statistic show link mroce1/1 >>"$FIG"
 check "incast: all 4 transfers complete" test $ok_all = 1
+# The hint each sender held at its last snapshot (QP_SNAP: once a
+# second): a share of the capacity in kbit/s (protocol section 11.3),
+# about 3000 here. In the Mbit/s the wire used before it read 3, and
+# eight senders' share of 1.5 rounded down to 1.
+hints=$(for i in 2 3 4 5; do
+	awk '{ for (k = 1; k < NF; k++) if ($k ~ /rate_hint_kbps$/) h = $(k + 1) }
+		END { print h + 0 }' "$OUT/incast$i.qp" 2>/dev/null || echo 0
+done | tr '\n' ' ')
+fig "incast: rate hints the senders held (kbit/s): $hints"
+check "incast: each sender holds a hint between C/65 and C kbit/s" \
+	awk -v h="$hints" -v c="$CAP" 'BEGIN { n = split(h, v, " ")
+		for (k = 1; k <= n; k++) if (v[k] < c * 1000 / 65 || v[k] > c * 1000) exit 1
+		exit n != 4 }'
 # The window: from 1 s after the first data (the hints need an interval
 # or two to measure every sender) until the first sender is done, so all
 # four compete throughout. Rates are what each sender put on the wire.

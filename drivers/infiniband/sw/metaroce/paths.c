@@ -318,7 +318,7 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	if (rdma_nl_put_driver_u32(msg, "npaths", qp->npaths) ||
 	    rdma_nl_put_driver_u32(msg, "seg", qp->seg) ||
 	    rdma_nl_put_driver_u32(msg, "pipe", qp->pipe) ||
-	    rdma_nl_put_driver_u32(msg, "rate_hint_mbps", qp->rate_hint) ||
+	    rdma_nl_put_driver_u32(msg, "rate_hint_kbps", qp->rate_hint) ||
 	    rdma_nl_put_driver_u32(msg, "snd_una", una) ||
 	    rdma_nl_put_driver_u32(msg, "sq_queued", queued) ||
 	    rdma_nl_put_driver_u32(msg, "sq_unacked", unacked) ||

@@ -174,14 +174,14 @@ void mroce_pacer_on_send(struct mroce_pacer *p, u64 now, u32 bytes)
 					   p->rate_bps);
 }
 
-u64 mroce_pace_rate(u32 hint_mbps, u64 window_bps)
+u64 mroce_pace_rate(u32 hint_kbps, u64 window_bps)
 {
 	u64 hint_bps;
 
-	if (hint_mbps == METAROCE_RATE_NONE ||
-	    hint_mbps == METAROCE_RATE_UNLIMITED)
+	if (hint_kbps == METAROCE_RATE_NONE ||
+	    hint_kbps == METAROCE_RATE_UNLIMITED)
 		return window_bps;
-	hint_bps = (u64)hint_mbps * 1000000;
+	hint_bps = (u64)hint_kbps * 1000;
 	if (!window_bps || hint_bps < window_bps)
 		return hint_bps;
 	return window_bps;

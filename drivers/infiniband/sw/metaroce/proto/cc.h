@@ -135,9 +135,9 @@ static inline bool mroce_pacer_may_send(const struct mroce_pacer *p, u64 now)
 void mroce_pacer_on_send(struct mroce_pacer *p, u64 now, u32 bytes);
 
 /* Pacing rate in bit/s: min(rate hint, window rate); 0 means unlimited.
- * @hint_mbps is aeth.rate_hint as received (METAROCE_RATE_NONE and
+ * @hint_kbps is aeth.rate_hint as received (METAROCE_RATE_NONE and
  * METAROCE_RATE_UNLIMITED impose no limit); @window_bps 0 is unlimited.
  */
-u64 mroce_pace_rate(u32 hint_mbps, u64 window_bps);
+u64 mroce_pace_rate(u32 hint_kbps, u64 window_bps);
 
 #endif /* MROCE_PROTO_CC_H */

@@ -3,8 +3,9 @@
  * Receiver-computed fair share. Without PFC an incast overflows the
  * receiver's port before ECN feedback has had a round trip to act; telling
  * each sender its share up front lets senders pace to it from the first
- * ACK. Every sender is told the same max-min water level: a sender that
- * uses less than it is not limited by it, one that wants more is.
+ * ACK. A sender that wants more than the max-min water level is told the
+ * level; one that uses less is told its grant, what it uses with room to
+ * grow, so that the hints never add up to more than the capacity.
  */
 #include "ratehint.h"
 #include "cc.h"
@@ -195,28 +196,28 @@ void mroce_rh_update(struct mroce_rh *rh, u64 now)
 
 u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
 {
-	u64 bps, mbps;
+	u64 bps, kbps;
 	int i;
 
 	if (!rh->capacity_bps)
 		return METAROCE_RATE_NONE;
 	if (rh->capacity_bps == U64_MAX)
 		return METAROCE_RATE_UNLIMITED;
-	/* A grant is rounded up: rounded down, a grant of a few Mbit/s
-	 * could stay below what its sender was measured at and never grow.
+	/* A grant is rounded up: rounded down, a small grant could stay
+	 * below what its sender was measured at and never grow.
 	 */
 	i = rh_find(rh, id);
 	if (i >= 0 && rh->s[i].grant_bps)
-		bps = rh->s[i].grant_bps + 999999;
+		bps = rh->s[i].grant_bps + 999;
 	else if (i >= 0)
 		bps = rh->level_bps;
 	else
 		bps = mroce_div_u64(rh->capacity_bps, MROCE_RH_MAX_SENDERS + 1);
-	mbps = mroce_div_u64(bps, 1000000);
+	kbps = mroce_div_u64(bps, 1000);
 	/* 0 and 0xffffffff have special meanings on the wire. */
-	if (!mbps)
+	if (!kbps)
 		return 1;
-	if (mbps >= METAROCE_RATE_UNLIMITED)
+	if (kbps >= METAROCE_RATE_UNLIMITED)
 		return METAROCE_RATE_UNLIMITED - 1;
-	return (u32)mbps;
+	return (u32)kbps;
 }

@@ -2,8 +2,8 @@
 /*
  * Receiver fair share: the receiver divides its inbound capacity among
  * the senders currently active towards it (max-min: senders that use less
- * than the share leave the rest to the others) and returns the share to
- * every sender in aeth.rate_hint. A sender is what the caller keys it by:
+ * than the share leave the rest to the others) and returns each sender
+ * its grant in aeth.rate_hint. A sender is what the caller keys it by:
  * one connection (receiving QP) in the reference implementation. One
  * table per receiving device; callers serialise. Time is u64 nanoseconds
  * passed in. Documentation/protocol.rst section 11.3 is normative.
@@ -69,7 +69,7 @@ void mroce_rh_leave(struct mroce_rh *rh, u64 id);
 /* Expire idle senders, measure rates and recompute the share. */
 void mroce_rh_update(struct mroce_rh *rh, u64 now);
 
-/* aeth.rate_hint for sender @id, Mbit/s or METAROCE_RATE_*. */
+/* aeth.rate_hint for sender @id, kbit/s or METAROCE_RATE_*. */
 u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id);
 
 static inline unsigned int mroce_rh_active(const struct mroce_rh *rh)
