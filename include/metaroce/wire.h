@@ -181,9 +181,12 @@ enum metaroce_nak_code {
 	METAROCE_NAK_MAX	= 3,
 };
 
-/* Rate hint special values; others are kbit/s (10^3 bit/s) of UDP payload. */
+/* Rate hint special values; others count METAROCE_RATE_UNIT_BPS bit/s
+ * (kbit/s) of UDP payload.
+ */
 #define METAROCE_RATE_NONE	0		/* receiver offers no hint */
 #define METAROCE_RATE_UNLIMITED	0xffffffffU
+#define METAROCE_RATE_UNIT_BPS	1000
 
 /*
  * AETH: ACK/NAK. PSNs before ack_psn were all received; bit i of sack

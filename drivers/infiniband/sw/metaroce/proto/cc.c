@@ -181,7 +181,7 @@ u64 mroce_pace_rate(u32 hint_kbps, u64 window_bps)
 	if (hint_kbps == METAROCE_RATE_NONE ||
 	    hint_kbps == METAROCE_RATE_UNLIMITED)
 		return window_bps;
-	hint_bps = (u64)hint_kbps * 1000;
+	hint_bps = (u64)hint_kbps * METAROCE_RATE_UNIT_BPS;
 	if (!window_bps || hint_bps < window_bps)
 		return hint_bps;
 	return window_bps;

@@ -208,12 +208,12 @@ u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
 	 */
 	i = rh_find(rh, id);
 	if (i >= 0 && rh->s[i].grant_bps)
-		bps = rh->s[i].grant_bps + 999;
+		bps = rh->s[i].grant_bps + METAROCE_RATE_UNIT_BPS - 1;
 	else if (i >= 0)
 		bps = rh->level_bps;
 	else
 		bps = mroce_div_u64(rh->capacity_bps, MROCE_RH_MAX_SENDERS + 1);
-	kbps = mroce_div_u64(bps, 1000);
+	kbps = mroce_div_u64(bps, METAROCE_RATE_UNIT_BPS);
 	/* 0 and 0xffffffff have special meanings on the wire. */
 	if (!kbps)
 		return 1;
