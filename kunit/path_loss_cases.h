@@ -18,11 +18,14 @@ static void test_tp_loss_sack(struct mt *t)
 	for (seq = 0; seq < 6; seq++)
 		MT_CHECK(t, mroce_path_on_send(&p, now, TP_MTU) == seq);
 	MT_CHECK(t, p.inflight == 6 * TP_MTU);
-	MT_CHECK(t, !mroce_path_has_gap(&p));
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
 
 	/* 1 and 2 arrive: two later packets are not enough to give up 0. */
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 1, TP_MTU));
-	MT_CHECK(t, mroce_path_has_gap(&p));
+	MT_CHECK(t, mroce_path_holes(&p) == 1);
+	MT_CHECK(t, mroce_path_seq_in_hole(&p, 0));
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 1));
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 2));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 2, TP_MTU));
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 2, TP_MTU));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 0, now, now));
@@ -40,7 +43,8 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
 	MT_CHECK(t, p.done.base == 4);
 	/* The hole is gone: 4 and 5 are out, nothing after them is in. */
-	MT_CHECK(t, !mroce_path_has_gap(&p));
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 4));
 	/* A late ack of a packet declared lost changes nothing. */
 	MT_CHECK(t, !mroce_path_on_acked(&p, now, 0, TP_MTU));
 	MT_CHECK(t, p.inflight == 2 * TP_MTU);
@@ -55,7 +59,13 @@ static void test_tp_loss_sack(struct mt *t)
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 70, 256));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 130, 256));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 5, now, now));
+	/* 0-129 less 70 are before the newest delivered; 131- are not. */
+	MT_CHECK(t, mroce_path_holes(&p) == 129);
+	MT_CHECK(t, mroce_path_seq_in_hole(&p, 129));
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 70));
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 131));
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 199, 256));
+	MT_CHECK(t, mroce_path_holes(&p) == 197);
 	MT_CHECK(t, mroce_path_seq_lost(&p, 5, now, now));
 	MT_CHECK(t, mroce_path_seq_lost(&p, 69, now, now));
 	MT_CHECK(t, !mroce_path_seq_lost(&p, 71, now, now));
@@ -67,11 +77,35 @@ static void test_tp_loss_sack(struct mt *t)
 		(void)mroce_path_on_send(&p, now, 256);
 	for (seq = 0; seq < 99; seq++) {
 		MT_CHECK(t, mroce_path_on_acked(&p, now, seq, 256));
-		MT_CHECK(t, !mroce_path_has_gap(&p));
+		MT_CHECK(t, mroce_path_holes(&p) == 0);
 	}
 	/* Nothing outstanding: nothing is missing either. */
 	MT_CHECK(t, mroce_path_on_acked(&p, now, 99, 256));
-	MT_CHECK(t, !mroce_path_has_gap(&p));
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
+
+	/* Declared lost, a hole is no longer counted; acked, it closes. */
+	mroce_path_init(&p, 0, 256, 1);
+	for (seq = 0; seq < 10; seq++)
+		(void)mroce_path_on_send(&p, now, 256);
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 8, 256));
+	MT_CHECK(t, mroce_path_holes(&p) == 8);
+	mroce_path_on_lost(&p, now, 3, 256);
+	MT_CHECK(t, mroce_path_holes(&p) == 7);
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 3));
+	for (seq = 0; seq < 8; seq++)
+		if (seq != 3)
+			MT_CHECK(t, mroce_path_on_acked(&p, now, seq, 256));
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
+	MT_CHECK(t, p.done.base == 9);
+	/* A timeout retires everything: no holes, however stale the end. */
+	MT_CHECK(t, mroce_path_on_send(&p, now, 256) == 10);
+	MT_CHECK(t, mroce_path_on_acked(&p, now, 10, 256));
+	MT_CHECK(t, mroce_path_holes(&p) == 1);
+	(void)mroce_path_on_timeout(&p, now + 100 * TP_MS);
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
+	MT_CHECK(t, !mroce_path_seq_in_hole(&p, 9));
+	MT_CHECK(t, mroce_path_on_send(&p, now, 256) == 11);
+	MT_CHECK(t, mroce_path_holes(&p) == 0);
 }
 
 static void test_tp_loss_timer(struct mt *t)

@@ -155,15 +155,22 @@ bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now)
 	return true;
 }
 
-/* Whether mroce_paths_lost() can find a loss on any path. */
-bool mroce_paths_have_gap(struct mroce_qp *qp)
+/* How many transmissions mroce_paths_lost() may yet find lost. */
+u32 mroce_paths_holes(struct mroce_qp *qp)
 {
 	unsigned int i;
+	u32 n = 0;
 
 	for (i = 0; i < qp->npaths; i++)
-		if (mroce_path_has_gap(&qp->paths[i]))
-			return true;
-	return false;
+		n += mroce_path_holes(&qp->paths[i]);
+	return n;
+}
+
+/* Whether t's transmission is one of those mroce_paths_holes() counts. */
+bool mroce_paths_in_hole(struct mroce_qp *qp, struct mroce_txpkt *t)
+{
+	return t->path != MROCE_PATH_NONE &&
+	       mroce_path_seq_in_hole(&qp->paths[t->path], t->pseq);
 }
 
 /*

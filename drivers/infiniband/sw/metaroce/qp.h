@@ -383,7 +383,8 @@ void mroce_paths_forget(struct mroce_qp *qp, struct mroce_txpkt *t);
 void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 			u64 now, u32 echo_pkts);
 bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now);
-bool mroce_paths_have_gap(struct mroce_qp *qp);
+u32 mroce_paths_holes(struct mroce_qp *qp);
+bool mroce_paths_in_hole(struct mroce_qp *qp, struct mroce_txpkt *t);
 int mroce_paths_probe_due(struct mroce_qp *qp, u64 now);
 bool mroce_paths_any_up(struct mroce_qp *qp);
 bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);

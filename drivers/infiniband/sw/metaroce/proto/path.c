@@ -262,6 +262,8 @@ bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 	if (!path_seq_outstanding(p, seq))
 		return false;
 	mroce_sack_set(&p->delivered, seq);
+	if ((s32)(seq + 1 - p->delivered_end) > 0)
+		p->delivered_end = seq + 1;
 	path_retire(p, seq, bytes);
 	path_heard(p);
 	p->timer_start_ns = now;
@@ -269,30 +271,28 @@ bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 	return true;
 }
 
-/* Delivered packets sent on the path after window index i. */
-static unsigned int done_after(const struct mroce_sack *s, u32 i)
+/*
+ * Window indices up to and including the newest delivered packet, 0 if
+ * it is behind the window (everything up to it retired) or none was.
+ */
+static u32 delivered_span(const struct mroce_path *p)
 {
-	unsigned int k, n = 0, from = i + 1;
+	u32 span = p->delivered_end - p->done.base;
 
-	for (k = from / 64; k < s->bits / 64; k++) {
-		u64 w = s->map[k];
-
-		if (k == from / 64)
-			w &= ~0ULL << (from % 64);
-		n += mroce_popcount64(w);
-	}
-	return n;
+	return span - 1 < path_outstanding(p) ? span : 0;
 }
 
 bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
 			 u64 now)
 {
+	u32 i = seq - p->done.base, span = delivered_span(p);
 	unsigned int later;
 	u64 srtt;
 
-	if (!path_seq_outstanding(p, seq))
+	/* Both rules below need a later packet delivered. */
+	if (!path_seq_outstanding(p, seq) || i + 1 >= span)
 		return false;
-	later = done_after(&p->delivered, seq - p->done.base);
+	later = mroce_sack_count_range(&p->delivered, i + 1, span);
 	if (later >= MROCE_PATH_DUPTHRESH)
 		return true;
 	/*
@@ -312,10 +312,17 @@ bool mroce_path_seq_done(const struct mroce_path *p, u32 seq)
 	return !path_seq_outstanding(p, seq);
 }
 
-bool mroce_path_has_gap(const struct mroce_path *p)
+u32 mroce_path_holes(const struct mroce_path *p)
 {
-	/* delivered keeps done's base: its bits are all after a hole. */
-	return path_outstanding(p) && mroce_sack_count(&p->delivered);
+	u32 span = delivered_span(p);
+
+	return span ? span - mroce_sack_count_range(&p->done, 0, span) : 0;
+}
+
+bool mroce_path_seq_in_hole(const struct mroce_path *p, u32 seq)
+{
+	return path_seq_outstanding(p, seq) &&
+	       seq - p->done.base < delivered_span(p);
 }
 
 void mroce_path_forget(struct mroce_path *p, u32 seq, u32 bytes)

@@ -68,6 +68,11 @@ struct mroce_path {
 	 * the packets before them had their chance to arrive (10.3).
 	 */
 	struct mroce_sack delivered;
+	/* One past the newest sequence number in delivered, ever: no packet
+	 * sent after it can be judged lost yet, so loss detection need not
+	 * look there.
+	 */
+	u32 delivered_end;
 	u32 snd_nxt;		/* next per-path sequence number */
 	u32 inflight;		/* bytes sent and not acked or lost */
 	u64 timer_start_ns;	/* RTO measured from here */
@@ -153,10 +158,14 @@ bool mroce_path_seq_lost(const struct mroce_path *p, u32 seq, u64 sent_ns,
 bool mroce_path_seq_done(const struct mroce_path *p, u32 seq);
 
 /*
- * Whether a packet of the path was delivered after one still outstanding:
- * without that, mroce_path_seq_lost() is false for every packet.
+ * Outstanding packets of the path sent before its newest delivered one:
+ * the only ones mroce_path_seq_lost() can find lost. 0 while the path
+ * delivers in order, however many packets it has out.
  */
-bool mroce_path_has_gap(const struct mroce_path *p);
+u32 mroce_path_holes(const struct mroce_path *p);
+
+/* Whether @seq is one of the packets mroce_path_holes() counts. */
+bool mroce_path_seq_in_hole(const struct mroce_path *p, u32 seq);
 
 /*
  * Stop tracking @seq without judging the path: the caller resends the PSN

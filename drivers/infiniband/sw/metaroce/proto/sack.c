@@ -98,13 +98,30 @@ u32 mroce_sack_pull(struct mroce_sack *s)
 	return s->base;
 }
 
-unsigned int mroce_sack_count(const struct mroce_sack *s)
+unsigned int mroce_sack_count_range(const struct mroce_sack *s, u32 from,
+				    u32 to)
 {
 	unsigned int k, n = 0;
 
-	for (k = 0; k < sack_words(s); k++)
-		n += mroce_popcount64(s->map[k]);
+	if (to > s->bits)
+		to = s->bits;
+	if (from >= to)
+		return 0;
+	for (k = from / 64; k <= (to - 1) / 64; k++) {
+		u64 w = s->map[k];
+
+		if (k == from / 64)
+			w &= ~0ULL << (from % 64);
+		if (k == (to - 1) / 64 && to % 64)
+			w &= ~(~0ULL << (to % 64));
+		n += mroce_popcount64(w);
+	}
 	return n;
+}
+
+unsigned int mroce_sack_count(const struct mroce_sack *s)
+{
+	return mroce_sack_count_range(s, 0, s->bits);
 }
 
 u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn)

@@ -50,6 +50,10 @@ u32 mroce_sack_pull(struct mroce_sack *s);
 /* Number of received PSNs in the window. */
 unsigned int mroce_sack_count(const struct mroce_sack *s);
 
+/* Number of received PSNs among window indices [from, to). */
+unsigned int mroce_sack_count_range(const struct mroce_sack *s, u32 from,
+				    u32 to);
+
 /*
  * sack_base of an ACK that psn triggered: the wire bitmap ends at psn, so
  * that it reports the newest arrivals (or a repaired hole) even when the
