@@ -34,7 +34,7 @@
  * receiver tracks: wider than one SACK bitmap, so that repairing a hole
  * (about two RTTs) does not stop a sender whose window is one RTT of data.
  */
-#define METAROCE_PSN_WINDOW		1024
+#define METAROCE_PSN_WINDOW		2048
 /* Header lengths are carried in 4-byte words. */
 #define METAROCE_HDR_WORD		4
 /* Largest data payload of one packet: an 8 KiB MTU fits a 9000-byte frame. */

@@ -32,7 +32,7 @@ void mroce_paths_destroy(struct mroce_qp *qp)
 		dst_cache_destroy(&qp->path_dst[i]);
 	kfree(qp->path_dst);
 	qp->path_dst = NULL;
-	kfree(qp->paths);
+	kvfree(qp->paths);
 	kfree(qp->path_sport);
 	qp->paths = NULL;
 	qp->path_sport = NULL;
@@ -44,7 +44,7 @@ int mroce_paths_create(struct mroce_qp *qp)
 	unsigned int n = clamp_t(unsigned int, READ_ONCE(qp->mdev->num_paths),
 				 1, MROCE_MAX_PATHS);
 
-	qp->paths = kcalloc(n, sizeof(*qp->paths), GFP_KERNEL);
+	qp->paths = kvcalloc(n, sizeof(*qp->paths), GFP_KERNEL);
 	qp->path_sport = kcalloc(n, sizeof(*qp->path_sport), GFP_KERNEL);
 	qp->path_dst = kcalloc(n, sizeof(*qp->path_dst), GFP_KERNEL);
 	if (!qp->paths || !qp->path_sport || !qp->path_dst)
