@@ -168,8 +168,8 @@ static void mroce_una_advance(struct mroce_qp *qp)
  * acknowledged PSNs lie ahead for the second. While paths deliver in
  * order it does not start. Walking the whole window on every ACK and on
  * every read response took a quarter of the CPU of a 1 MiB ib_read_bw;
- * under random loss some path nearly always has a hole, and the walk
- * ran to the end of the window on every ACK.
+ * it also ran to the end of the window on every ACK while any path had
+ * a hole.
  */
 static void mroce_tx_find_lost(struct mroce_qp *qp, u64 now)
 {
