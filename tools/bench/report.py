@@ -46,14 +46,12 @@ class Report(FabricSections):
                              "n/a" if met is None else ("met" if met else "not met")))
 
     def runs(self, bench, stack, x):
-        """Every run of a point: BENCH_REPEAT stores run r >= 2 of bench B
-        as bench B-rR."""
-        names = [bench] + ["%s-r%d" % (bench, r) for r in range(2, 10)]
-        return [self.pair[b][stack][str(x)] for b in names
-                if str(x) in self.pair.get(b, {}).get(stack, {})]
+        """Every run of a point, in repeat order."""
+        return list(self.runs_by_repeat(bench, stack, x).values())
 
     def runs_by_repeat(self, bench, stack, x):
-        """{repeat: run} of a point (repeat 1 is bench B itself)."""
+        """{repeat: run} of a point: BENCH_REPEAT stores run r >= 2 of
+        bench B as bench B-rR (repeat 1 is bench B itself)."""
         names = [(1, bench)] + [(r, "%s-r%d" % (bench, r)) for r in range(2, 10)]
         return {r: self.pair[b][stack][str(x)] for r, b in names
                 if str(x) in self.pair.get(b, {}).get(stack, {})}
@@ -319,9 +317,9 @@ class Report(FabricSections):
 
     def paired_cell(self, bench, stack, x):
         """'median (lo-hi)' of paired(), or the one ratio, or n/a."""
-        pr = self.paired(bench, stack, x)
         if str(x) == "0":
             return "-"
+        pr = self.paired(bench, stack, x)
         if len(pr) < 2:
             return fmt(pr[0]) if pr else "n/a"
         return "%s (%s-%s)" % (fmt(statistics.median(pr)), fmt(pr[0]), fmt(pr[-1]))
