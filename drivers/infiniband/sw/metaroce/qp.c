@@ -229,6 +229,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (init->qp_type == IB_QPT_RC) {
 		/* A whole PSN window each way: too big to sit in the QP. */
+		BUILD_BUG_ON(sizeof(*qp->tx) != MROCE_TXPKT_SIZE);
+		BUILD_BUG_ON(METAROCE_F_ALL > U8_MAX);
+		BUILD_BUG_ON(MROCE_READ_CHUNK > U8_MAX);
 		qp->tx = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->tx), GFP_KERNEL);
 		qp->rxi = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->rxi),
 				   GFP_KERNEL);

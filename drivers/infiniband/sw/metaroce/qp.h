@@ -112,22 +112,29 @@ struct mroce_rwqe {
 /* One PSN in flight, enough to build its packet again. */
 struct mroce_txpkt {
 	u8 opcode;			/* METAROCE_OP_* */
-	u16 flags;
-	bool acked;
-	bool lost;			/* queued for retransmission */
-	bool needs_resp;		/* read/atomic: only a response acks it */
+	u8 flags;			/* METAROCE_F_* */
+	bool acked:1;
+	bool lost:1;			/* queued for retransmission */
+	bool needs_resp:1;		/* read/atomic: only a response acks it */
 	u8 retx;
 	u8 path;			/* index of the path it is outstanding
 					 * on, or MROCE_PATH_NONE
 					 */
+	u8 req_pkts;			/* READ_REQ: response packets it asks for */
 	u16 wire_len;			/* UDP payload bytes of that send */
 	u32 pseq;			/* its path sequence number */
 	u32 wqe;			/* send queue index */
 	u32 offset;			/* byte offset in message */
 	u32 len;			/* payload, or READ_RESP payload awaited */
-	u32 req_len;			/* READ_REQ: bytes it asks for */
 	u64 sent_ns;
 };
+
+/*
+ * A QP keeps one txpkt per PSN of the window: at 32 bytes the ring is a
+ * power of two (64 KiB), which kmalloc serves without rounding up; at 40
+ * it took 128 KiB.
+ */
+#define MROCE_TXPKT_SIZE	32
 
 /* What completing a received PSN in order must do. */
 struct mroce_rxinfo {

@@ -107,7 +107,8 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	case METAROCE_OP_READ_REQ:
 		h.reth.va = wqe->remote_addr + t->offset;
 		h.reth.rkey = wqe->rkey;
-		h.reth.dma_len = t->req_len;
+		h.reth.dma_len = min(wqe->length - t->offset,
+				     t->req_pkts * qp->seg);
 		h.reth.msn = wqe->msn;
 		h.reth.seg = qp->seg;
 		len = 0;
@@ -309,7 +310,7 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 {
 	u32 room = mroce_tx_room(qp);
 	u32 n = min3(wqe->npkts - wqe->sent, (u32)MROCE_READ_CHUNK, room);
-	u32 i, total = 0;
+	u32 i;
 
 	for (i = 0; i < n; i++) {
 		struct mroce_txpkt *t = mroce_txpkt(qp, qp->snd_psn + i);
@@ -323,9 +324,8 @@ static void mroce_read_chunk(struct mroce_qp *qp, struct mroce_swqe *wqe,
 		t->offset = off;
 		t->len = min(wqe->length - off, qp->seg);
 		t->sent_ns = ktime_get_ns();
-		total += t->len;
 	}
-	first->req_len = total;	/* the request asks for the whole chunk */
+	first->req_pkts = n;	/* the request asks for the whole chunk */
 	wqe->sent += n;
 	first->flags |= METAROCE_F_ACKREQ;
 }
@@ -450,14 +450,11 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
  * A resent Read request asks again for one response packet alone, the
  * one its PSN stands for: the rest of the response may have arrived.
  */
-static void mroce_read_reask(struct mroce_qp *qp, struct mroce_txpkt *t)
+static void mroce_read_reask(struct mroce_txpkt *t)
 {
-	struct mroce_swqe *w;
-
 	if (t->opcode != METAROCE_OP_READ_REQ)
 		return;
-	w = mroce_sq_wqe(qp, t->wqe);
-	t->req_len = min(w->length - t->offset, qp->seg);
+	t->req_pkts = 1;
 	t->flags |= METAROCE_F_FIRST | METAROCE_F_LAST;
 }
 
@@ -475,7 +472,7 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 			t->lost = false;
 			t->retx++;
 			t->flags |= METAROCE_F_RETX | METAROCE_F_ACKREQ;
-			mroce_read_reask(qp, t);
+			mroce_read_reask(t);
 			qp->lost_count--;
 			mroce_count(qp->mdev, MROCE_CNT_TX_RETRANSMITS, 1);
 			trace_mroce_retransmit(qp->ibqp.qp_num, p, t->retx);
@@ -520,7 +517,7 @@ static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
 	}
 	t.flags |= METAROCE_F_ACKREQ;
 	if (t.flags & METAROCE_F_RETX)
-		mroce_read_reask(qp, &t);
+		mroce_read_reask(&t);
 	mroce_emit(qp, psn, &t, idx, true, now);
 	mroce_txpkt(qp, psn)->sent_ns = t.sent_ns;
 	/* Its ACK may now answer the probe: no evidence for its path. */
