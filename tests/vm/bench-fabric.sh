@@ -79,6 +79,24 @@ trace_enable() {
 	done
 }
 trace_on() { [ -z "${BENCH_TRACE:-}" ] || check "tracepoints on: $BENCH_TRACE" trace_enable; }
+# rate_trace start | stop FILE: the rate hint events (a receiver's table
+# taking a sender, a sender's new hint) in a trace instance of their own,
+# apart from BENCH_TRACE's; stop saves them to FILE, which must hold at
+# least one of each.
+RT=$TR/instances/incast
+rate_trace() {
+	local ev
+	if [ "$1" = start ]; then
+		mkdir -p "$RT" && echo 4096 >"$RT/buffer_size_kb" && echo >"$RT/trace" || return 1
+		for ev in mroce_rate_join mroce_rate_hint; do
+			echo 1 >"$RT/events/metaroce/$ev/enable" || return 1
+		done
+		return 0
+	fi
+	echo 0 >"$RT/events/metaroce/enable"
+	cp "$RT/trace" "$2" || return 1
+	grep -q ' mroce_rate_join: ' "$2" && grep -q ' mroce_rate_hint: ' "$2"
+}
 row info 0 plane_rate_mbps "$RATE"
 row info 0 plane_ecn "$PECN"
 row info 0 bottleneck_mbps "$BOTTLE"
@@ -166,6 +184,8 @@ if part incast; then
 			fabric "$hosts" 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
 		trace_on
 		echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
+		row incast "$k" capacity_mbps $((BOTTLE * 8 / 10))
+		check "incast $k: rate hint tracepoints on" rate_trace start
 		mkdir -p /run/incast && rm -f /run/incast/*
 		rtt=$(ns h2 ping -c 5 -i 0.2 -q "$(fabric_addr h1)" | awk -F/ '/^rtt/ { print $5 }')
 		row incast "$k" base_rtt_ms "${rtt:-0}"
@@ -190,6 +210,7 @@ if part incast; then
 		for j in "${jobs_[@]}"; do wait "$j" || ok_all=0; done
 		kill "${pids[@]}" 2>/dev/null
 		wait "${pids[@]}" 2>/dev/null
+		check "incast $k: rate hints traced" rate_trace stop "$OUT/incast$k.trace"
 		check "incast $k: all transfers complete" test $ok_all = 1
 		row incast "$k" complete "$ok_all"
 		for i in $(seq 2 "$hosts"); do
@@ -206,6 +227,7 @@ if [ -n "${BENCH_TRACE:-}" ]; then
 	cp $TR/trace "$OUT/trace.txt"
 fi
 fabric_down >/dev/null 2>&1
+rmdir "$RT" 2>/dev/null
 check "rmmod" rmmod rdma_metaroce
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"

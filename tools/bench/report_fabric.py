@@ -3,6 +3,7 @@
 failure, incast): MetaRoCE alone on the one-VM testbed. A mixin of its
 Report, whose out(), fig(), target(), fab and run it uses."""
 import os
+import re
 
 from report_util import (HEAD, fmt, gnuplot, last_data, num, ratio, read1, read_series,
                          write_csv, xsort)
@@ -192,8 +193,16 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
                  "the last join and a mean >= 0.95 while all run. "
                  "rdma_rxe is absent (namespaces; no rate hints or ECN "
                  "reaction of this kind).", "",
-                 "| senders | all complete | per-sender Mbit/s while all send | sum / bottleneck | per-sender goodput over its whole run | base RTT (ms) | settle (s) | settle (RTTs) | Jain, first window after the last join | mean Jain while all run | CE marks |",
-                 "|---|---|---|---|---|---|---|---|---|---|---|")
+                 "The rate hints are timed to the RTT from tracepoints "
+                 "(`mroce_rate_join` on the receiver, `mroce_rate_hint` on "
+                 "each sender, one trace clock): *hints fair* is the time "
+                 "from the receiver's table taking the last sender until "
+                 "every sender holds a hint, the hints' Jain index is >= "
+                 "0.95 and they sum to at most 1.05 x the capacity, i.e. "
+                 "every sender paces to a share of all N. It times the "
+                 "control, not the goodput that follows it.", "",
+                 "| senders | all complete | per-sender Mbit/s while all send | sum / bottleneck | per-sender goodput over its whole run | base RTT (ms) | settle (s) | settle (RTTs) | Jain, first window after the last join | mean Jain while all run | hints fair after the last join: ms (RTTs) | CE marks |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|")
         plots = []
         for k in xsort(m):
             r = m[k]
@@ -204,7 +213,9 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
             rtts = None if settle is None or not rtt else settle * 1000 / rtt
             st = res["steady"] if res else []
             bott = num(self.fab["info"]["metaroce"]["0"].get("bottleneck_mbps"))
-            self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            hs = self.incast_hints(int(k), num(r.get("capacity_mbps")))
+            hint_txt = self.hint_settle_text(hs, rtt)
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 k, "yes" if r.get("complete") == "1" else "no",
                 " ".join(fmt(g, 1) for g in st) or "n/a",
                 fmt(ratio(sum(st), bott)) if st else "n/a",
@@ -213,15 +224,15 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
                 "n/a" if rtts is None else "%.0f" % rtts,
                 fmt(res["first_jain"], 3) if res else "n/a",
                 fmt(res["mean_jain"], 3) if res else "n/a",
-                res["marks"] if res else "n/a"))
+                hint_txt, res["marks"] if res else "n/a"))
             self.target("Incast %s senders" % k,
-                        "Jain >= 0.95 within 2 RTTs of the last join (judged at 0.5 s)",
+                        "Jain >= 0.95 within 2 RTTs of the last join (goodput judged at 0.5 s)",
                         "Jain %s in the first 0.5 s after the last join, mean %s; "
-                        "settle %s (%s RTTs)" % (
+                        "settle %s (%s RTTs); hints fair %s after the last join" % (
                             fmt(res["first_jain"], 3) if res else "n/a",
                             fmt(res["mean_jain"], 3) if res else "n/a",
                             "never" if settle is None else "%.1f s" % settle,
-                            "n/a" if rtts is None else "%.0f" % rtts),
+                            "n/a" if rtts is None else "%.0f" % rtts, hint_txt),
                         None if res is None else (
                             res["first_jain"] is not None and res["first_jain"] >= 0.95 and
                             res["mean_jain"] is not None and res["mean_jain"] >= 0.95))
@@ -246,6 +257,50 @@ unset multiplot
 """ % (k, k, res["tmax"], ", ".join("'incast%s.csv' using 1:%d skip 1 with lines lw 2 title 'h%d'" % (k, i + 2, i + 2)
                           for i in range(n)), k, n + 2, k, n + 3), self.bdir)
             self.fig("incast%s" % k, "incast %s" % k)
+
+    @staticmethod
+    def hint_settle_text(hs, rtt):
+        if hs is None:
+            return "n/a"
+        if hs["settle_s"] is None:
+            return "never"
+        ms = hs["settle_s"] * 1000
+        return "%.1f (%s)" % (ms, "%.1f" % (ms / rtt) if rtt else "n/a")
+
+    TRACE_RE = re.compile(r"\s(\d+\.\d+): mroce_rate_(join|hint): (\S+) qp (\d+) "
+                          r"(?:active|hint_kbps) (\d+)")
+
+    def incast_hints(self, k, capacity_mbps):
+        """From incastK.trace: seconds from the receiver's table taking its
+        K-th sender until the K senders' hints are fair (see incast()),
+        None if they never were; None instead of a dict without a trace."""
+        path = os.path.join(self.run, "fabric", "incast%d.trace" % k)
+        if not os.path.exists(path) or not capacity_mbps:
+            return None
+        joins, hints = [], []
+        with open(path) as f:
+            for line in f:
+                m = self.TRACE_RE.search(line)
+                if not m:
+                    continue
+                t, kind, dev, qp, v = float(m[1]), m[2], m[3], int(m[4]), int(m[5])
+                (joins if kind == "join" else hints).append((t, dev, qp, v))
+        tj = next((t for t, _, _, active in joins if active >= k), None)
+        if tj is None:
+            return {"settle_s": None}
+        cap_kbps = capacity_mbps * 1000
+        cur = {}
+        for t, dev, qp, v in hints:
+            cur[(dev, qp)] = v
+            if t < tj or len(cur) < k:
+                continue
+            vals = [x for x in cur.values() if x not in (0, 0xffffffff)]
+            if len(vals) < k:
+                continue
+            jain = sum(vals) ** 2 / (len(vals) * sum(x * x for x in vals))
+            if jain >= 0.95 and sum(vals) <= 1.05 * cap_kbps:
+                return {"settle_s": t - tj}
+        return {"settle_s": None}
 
     def incast_series(self, k, win=0.5):
         d = os.path.join(self.run, "fabric")

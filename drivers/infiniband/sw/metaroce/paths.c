@@ -187,6 +187,8 @@ void mroce_paths_on_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 
 	if (hdr->ack.rate_hint != qp->rate_hint) {
 		qp->rate_hint = hdr->ack.rate_hint;
+		trace_mroce_rate_hint(dev_name(&qp->mdev->ibdev.dev),
+				      qp->ibqp.qp_num, qp->rate_hint);
 		mroce_pacer_set_rate(&qp->pacer,
 				     mroce_pace_rate(qp->rate_hint, 0));
 	}

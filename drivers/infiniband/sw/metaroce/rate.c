@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include "metaroce.h"
 #include "proto/ratehint.h"
+#include "trace.h"
 
 /*
  * Measurement interval: long enough for every active sender, at its fair
@@ -95,6 +96,8 @@ void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
 	/* A join recomputes the share itself; otherwise once an interval. */
 	if (mroce_rh_on_packet(&r->rh, qpn, now, bytes) == 1) {
 		mroce_rate_refresh(r);
+		trace_mroce_rate_join(dev_name(&mdev->ibdev.dev), qpn,
+				      r->rh.active);
 	} else if (now - r->rh.last_update_ns >= r->interval_ns) {
 		mroce_rh_update(&r->rh, now);
 		mroce_rate_refresh(r);	/* idle senders may have left */

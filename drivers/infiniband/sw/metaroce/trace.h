@@ -134,6 +134,46 @@ TRACE_EVENT(mroce_path,
 		  __entry->cwnd, __entry->srtt_ns)
 );
 
+/*
+ * Rate hints (protocol section 11.3). A receiving device's table took a
+ * new sender, which lowers every sender's share at once; a sending QP
+ * got a hint other than its last. Together they time how fast an incast
+ * settles, to the RTT.
+ */
+TRACE_EVENT(mroce_rate_join,
+	TP_PROTO(const char *dev, u32 qpn, u32 active),
+	TP_ARGS(dev, qpn, active),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, qpn)
+		__field(u32, active)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->qpn = qpn;
+		__entry->active = active;
+	),
+	TP_printk("%s qp %u active %u", __get_str(dev), __entry->qpn,
+		  __entry->active)
+);
+
+TRACE_EVENT(mroce_rate_hint,
+	TP_PROTO(const char *dev, u32 qpn, u32 hint_kbps),
+	TP_ARGS(dev, qpn, hint_kbps),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, qpn)
+		__field(u32, hint_kbps)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->qpn = qpn;
+		__entry->hint_kbps = hint_kbps;
+	),
+	TP_printk("%s qp %u hint_kbps %u", __get_str(dev), __entry->qpn,
+		  __entry->hint_kbps)
+);
+
 /* A QP state change, by modify_qp or by an error. */
 TRACE_EVENT(mroce_qp_state,
 	TP_PROTO(u32 qpn, int from, int to),
