@@ -140,39 +140,34 @@ TRACE_EVENT(mroce_path,
  * got a hint other than its last. Together they time how fast an incast
  * settles, to the RTT.
  */
-TRACE_EVENT(mroce_rate_join,
-	TP_PROTO(const char *dev, u32 qpn, u32 active),
-	TP_ARGS(dev, qpn, active),
+DECLARE_EVENT_CLASS(mroce_rate_class,
+	TP_PROTO(const char *dev, u32 qpn, u32 val),
+	TP_ARGS(dev, qpn, val),
 	TP_STRUCT__entry(
 		__string(dev, dev)
 		__field(u32, qpn)
-		__field(u32, active)
+		__field(u32, val)
 	),
 	TP_fast_assign(
 		__assign_str(dev);
 		__entry->qpn = qpn;
-		__entry->active = active;
+		__entry->val = val;
 	),
 	TP_printk("%s qp %u active %u", __get_str(dev), __entry->qpn,
-		  __entry->active)
+		  __entry->val)
 );
 
-TRACE_EVENT(mroce_rate_hint,
-	TP_PROTO(const char *dev, u32 qpn, u32 hint_kbps),
-	TP_ARGS(dev, qpn, hint_kbps),
-	TP_STRUCT__entry(
-		__string(dev, dev)
-		__field(u32, qpn)
-		__field(u32, hint_kbps)
-	),
-	TP_fast_assign(
-		__assign_str(dev);
-		__entry->qpn = qpn;
-		__entry->hint_kbps = hint_kbps;
-	),
+/* val: the senders now active in the table. */
+DEFINE_EVENT(mroce_rate_class, mroce_rate_join,
+	TP_PROTO(const char *dev, u32 qpn, u32 val),
+	TP_ARGS(dev, qpn, val));
+
+/* val: the hint, kbit/s. */
+DEFINE_EVENT_PRINT(mroce_rate_class, mroce_rate_hint,
+	TP_PROTO(const char *dev, u32 qpn, u32 val),
+	TP_ARGS(dev, qpn, val),
 	TP_printk("%s qp %u hint_kbps %u", __get_str(dev), __entry->qpn,
-		  __entry->hint_kbps)
-);
+		  __entry->val));
 
 /* A QP state change, by modify_qp or by an error. */
 TRACE_EVENT(mroce_qp_state,
