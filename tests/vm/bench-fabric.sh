@@ -183,8 +183,9 @@ if part incast; then
 		check "fabric up: $hosts hosts, bottleneck ${BOTTLE} Mbit/s to h1" \
 			fabric "$hosts" 2 --ecn-bottleneck "h1:${BOTTLE}mbit"
 		trace_on
-		echo $((BOTTLE * 8 / 10)) >/sys/class/infiniband/mroce1/rate_capacity_mbps
-		row incast "$k" capacity_mbps $((BOTTLE * 8 / 10))
+		cap=$((BOTTLE * 8 / 10))
+		echo "$cap" >/sys/class/infiniband/mroce1/rate_capacity_mbps
+		row incast "$k" capacity_mbps "$cap"
 		check "incast $k: rate hint tracepoints on" rate_trace start
 		mkdir -p /run/incast && rm -f /run/incast/*
 		rtt=$(ns h2 ping -c 5 -i 0.2 -q "$(fabric_addr h1)" | awk -F/ '/^rtt/ { print $5 }')

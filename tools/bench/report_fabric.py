@@ -292,7 +292,7 @@ unset multiplot
         cur = {}
         for t, dev, qp, v in hints:
             cur[(dev, qp)] = v
-            if t < tj or len(cur) < k:
+            if t < tj:
                 continue
             vals = [x for x in cur.values() if x not in (0, 0xffffffff)]
             if len(vals) < k:
