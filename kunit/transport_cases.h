@@ -705,9 +705,9 @@ static void test_tp_ratehint(struct mt *t)
 	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_KBPS - 3 * 20000000);
 	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 20000000);
 
-	/* A sender silent for a whole interval (but not idle) is granted a
-	 * refused newcomer's share, C / 65, not nothing, and doubles per
-	 * interval from there; the other three share the rest.
+	/* A sender silent for a whole interval (but not idle) falls to half
+	 * of what it was told, not to nothing; the other three share the
+	 * rest.
 	 */
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 1; i <= 4; i++)
@@ -716,17 +716,45 @@ static void test_tp_ratehint(struct mt *t)
 	for (i = 1; i <= 3; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
 	mroce_rh_update(&rh, now);
-	/* 1538461.54 kbit/s rounded up; (10^8 - 1538461.54) / 3 down */
-	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1538462);
-	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820512);
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 8);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 29166666);	/* (10^8 - 1.25e7) / 3 */
+	/* Just under 3/4 of what it was told (12.5 Gbit/s for 100 us is
+	 * 156250 bytes): granted twice its use.
+	 */
 	now += MROCE_RH_INTERVAL_NS;
 	for (i = 1; i <= 3; i++)
 		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
-	/* It uses its grant: 1538462 kbit/s for 100 us is 19230.8 bytes. */
-	mroce_rh_on_packet(&rh, 4, now, 19231);
+	mroce_rh_on_packet(&rh, 4, now, 117187);	/* 3/4 is 117187.5 */
 	mroce_rh_update(&rh, now);
-	mt_log(t, "regrown grant %u", mroce_rh_hint(&rh, 4));
-	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 3076960);	/* 2 * 1538480 */
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 18749920);	/* 2 * 9374.96 Mbit/s */
+	/* Using all of that shows it was held back by its hint: greedy
+	 * again, a quarter at once rather than doubling.
+	 */
+	now += MROCE_RH_INTERVAL_NS;
+	for (i = 1; i <= 3; i++)
+		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	mroce_rh_on_packet(&rh, 4, now, 234374);
+	mroce_rh_update(&rh, now);
+	mt_log(t, "regrown hint %u", mroce_rh_hint(&rh, 4));
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 4);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == TP_CAP_KBPS / 4);
+	/* Silent from then on: the grant halves each interval down to a
+	 * refused newcomer's share, C / 65, and stays there until idle.
+	 */
+	for (i = 0; i < 6; i++) {
+		unsigned int s;
+
+		now += MROCE_RH_INTERVAL_NS;
+		for (s = 1; s <= 3; s++)
+			mroce_rh_on_packet(&rh, s, now, TP_IVAL_BYTES);
+		mroce_rh_update(&rh, now);
+		if (i == 0)
+			MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 8);
+	}
+	MT_CHECK(t, mroce_rh_active(&rh) == 4);
+	/* 1538461.54 kbit/s rounded up; (10^8 - 1538461.54) / 3 down */
+	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1538462);
+	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820512);
 
 	/* Special capacities. */
 	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);

@@ -23,15 +23,21 @@ static int rh_find(const struct mroce_rh *rh, u64 id)
 }
 
 /*
- * What a measured sender may use next interval if it is below the level:
- * twice what it used, and never less than a refused newcomer's share, so
- * one that paused for an interval does not climb back from nothing.
+ * What a measured sender may use next interval: unbounded (greedy) if it
+ * used most of what it was told; otherwise twice what it used, but not
+ * less than half of what it was told before (a grant falls by halves)
+ * nor than a refused newcomer's share.
  */
 static u64 rh_demand(const struct mroce_rh_sender *s, u64 floor_bps)
 {
-	u64 d = mroce_div_u64(s->rate_bps * MROCE_RH_HEADROOM_NUM,
-			      MROCE_RH_HEADROOM_DEN);
+	u64 d;
 
+	if (s->full)
+		return U64_MAX;
+	d = mroce_div_u64(s->rate_bps * MROCE_RH_HEADROOM_NUM,
+			  MROCE_RH_HEADROOM_DEN);
+	if (d < s->hold_bps)
+		d = s->hold_bps;
 	return d > floor_bps ? d : floor_bps;
 }
 
@@ -43,7 +49,7 @@ static u64 rh_demand(const struct mroce_rh_sender *s, u64 floor_bps)
  * senders are granted their demand, the others the level: the grants add
  * up to the capacity.
  */
-static void rh_recompute(struct mroce_rh *rh)
+static void rh_fill(struct mroce_rh *rh)
 {
 	u64 rem = rh->capacity_bps, floor_bps, d;
 	unsigned int unsat = rh->active;
@@ -96,6 +102,23 @@ static void rh_recompute(struct mroce_rh *rh)
 			rh->level_bps = rem;
 			return;
 		}
+	}
+}
+
+/* The share, and what each sender is now told (the next update judges
+ * its use against that).
+ */
+static void rh_recompute(struct mroce_rh *rh)
+{
+	unsigned int i;
+
+	rh_fill(rh);
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+		struct mroce_rh_sender *s = &rh->s[i];
+
+		if (s->used)
+			s->told_bps = s->grant_bps ? s->grant_bps :
+						     rh->level_bps;
 	}
 }
 
@@ -187,6 +210,11 @@ void mroce_rh_update(struct mroce_rh *rh, u64 now)
 			s->rate_bps = mroce_div_u64(s->bytes * 8 *
 						    MROCE_NSEC_PER_SEC, dt);
 			s->measured = 1;
+			s->full = s->rate_bps >=
+				  mroce_div_u64(s->told_bps,
+						MROCE_RH_FULL_DEN) *
+				  MROCE_RH_FULL_NUM;
+			s->hold_bps = s->told_bps >> MROCE_RH_FALL_SHIFT;
 		}
 		s->bytes = 0;
 	}

@@ -22,13 +22,23 @@
  */
 #define MROCE_RH_INTERVAL_NS	100000ULL	/* 100 us */
 /* A sender below the share is granted twice its measured rate, so it can
- * double per interval (back to its share in a few intervals after a
- * stall) before it is counted as greedy. It is told that grant, not the
- * share: told the share, every such sender could take it at once, and
- * the shares would add up to more than the capacity.
+ * double per interval before it is counted as greedy. It is told that
+ * grant, not the share: told the share, every such sender could take it
+ * at once, and the shares would add up to more than the capacity.
  */
 #define MROCE_RH_HEADROOM_NUM	2
 #define MROCE_RH_HEADROOM_DEN	1
+/* A sender that used at least 3/4 of what it was told was held back by
+ * its hint, not by its own demand: it counts as greedy, so it is back at
+ * the share one interval after a stall instead of doubling its way there.
+ */
+#define MROCE_RH_FULL_NUM	3
+#define MROCE_RH_FULL_DEN	4
+/* What a sender is told falls to at most half per interval: one interval
+ * measured low (a stall, a loss recovery, a sparse sample) must not drop
+ * it to the floor, from where it would climb for many intervals.
+ */
+#define MROCE_RH_FALL_SHIFT	1
 
 struct mroce_rh_sender {
 	u64 id;
@@ -37,8 +47,11 @@ struct mroce_rh_sender {
 	u64 bytes;		/* UDP payload bytes since the last update */
 	u64 rate_bps;		/* measured over the last whole interval */
 	u64 grant_bps;		/* satisfied: its grant; 0: the level */
+	u64 told_bps;		/* grant or level after the last recompute */
+	u64 hold_bps;		/* least demand until the next update */
 	u8 used;
 	u8 measured;		/* rate_bps is valid */
+	u8 full;		/* used most of what it was told: greedy */
 };
 
 struct mroce_rh {
