@@ -187,6 +187,8 @@ enum metaroce_nak_code {
 #define METAROCE_RATE_NONE	0		/* receiver offers no hint */
 #define METAROCE_RATE_UNLIMITED	0xffffffffU
 #define METAROCE_RATE_UNIT_BPS	1000
+/* aeth.echo_path of an ACK that answers no packet (echo_ts 0). */
+#define METAROCE_ECHO_NONE	0xffff
 
 /*
  * AETH: ACK/NAK. PSNs before ack_psn were all received; bit i of sack

@@ -79,24 +79,6 @@ trace_enable() {
 	done
 }
 trace_on() { [ -z "${BENCH_TRACE:-}" ] || check "tracepoints on: $BENCH_TRACE" trace_enable; }
-# rate_trace start | stop FILE: the rate hint events (a receiver's table
-# taking a sender, a sender's new hint) in a trace instance of their own,
-# apart from BENCH_TRACE's; stop saves them to FILE, which must hold at
-# least one of each.
-RT=$TR/instances/incast
-rate_trace() {
-	local ev
-	if [ "$1" = start ]; then
-		mkdir -p "$RT" && echo 4096 >"$RT/buffer_size_kb" && echo >"$RT/trace" || return 1
-		for ev in mroce_rate_join mroce_rate_hint; do
-			echo 1 >"$RT/events/metaroce/$ev/enable" || return 1
-		done
-		return 0
-	fi
-	echo 0 >"$RT/events/metaroce/enable"
-	cp "$RT/trace" "$2" || return 1
-	grep -q ' mroce_rate_join: ' "$2" && grep -q ' mroce_rate_hint: ' "$2"
-}
 row info 0 plane_rate_mbps "$RATE"
 row info 0 plane_ecn "$PECN"
 row info 0 bottleneck_mbps "$BOTTLE"

@@ -93,3 +93,44 @@ goodput() {
 		printf "%.1f\n", bytes * 8 / (t1 - t0) / 1e6
 	}' "$1"
 }
+
+# rate_trace start | stop FILE: the rate hint events (a receiver's table
+# taking a sender, a sender's new hint) in a trace instance of their own,
+# apart from any other tracing; stop saves them to FILE, which must hold
+# at least one of each. Remove $RT before unloading the module.
+RT=/sys/kernel/tracing/instances/incast
+rate_trace() {
+	local ev
+	if [ "$1" = start ]; then
+		mkdir -p "$RT" && echo 4096 >"$RT/buffer_size_kb" && echo >"$RT/trace" || return 1
+		for ev in mroce_rate_join mroce_rate_hint; do
+			echo 1 >"$RT/events/metaroce/$ev/enable" || return 1
+		done
+		return 0
+	fi
+	echo 0 >"$RT/events/metaroce/enable"
+	cp "$RT/trace" "$2" || return 1
+	grep -q ' mroce_rate_join: ' "$2" && grep -q ' mroce_rate_hint: ' "$2"
+}
+
+# hints_fair_ms FILE K CAP_MBPS: milliseconds from the receiver's table
+# taking its K-th sender (in a rate_trace FILE) until the senders' hints
+# were fair: K of them held one, their Jain index was >= 0.95 and they
+# added up to at most 1.05 x CAP; "none" if they never were. The same
+# judgement as tools/bench/report_fabric.py's.
+hints_fair_ms() {
+	awk -v k="$2" -v cap="$(($3 * 1000))" '
+	match($0, /[0-9]+\.[0-9]+: mroce_rate_(join|hint): [^ ]+ qp [0-9]+ [a-z_]+ [0-9]+/) {
+		split(substr($0, RSTART, RLENGTH), f, " ")
+		t = f[1] + 0; v = f[7] + 0
+		if (f[2] == "mroce_rate_join:") { if (tj == "" && v >= k) tj = t; next }
+		h[f[3] " " f[5]] = v
+		if (tj == "" || t < tj) next
+		n = s = q = 0
+		for (d in h) if (h[d] > 0 && h[d] < 4294967295) { n++; s += h[d]; q += h[d] * h[d] }
+		if (n >= k && s * s >= 0.95 * n * q && s <= 1.05 * cap) {
+			printf "%.1f\n", (t - tj) * 1000; found = 1; exit
+		}
+	}
+	END { if (!found) print "none" }' "$1"
+}

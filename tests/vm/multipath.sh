@@ -188,6 +188,7 @@ CAP=${MP_CAPACITY:-$((BOTTLE * 8 / 10))}
 echo "$CAP" >/sys/class/infiniband/mroce1/rate_capacity_mbps
 check "rate_capacity_mbps is set" grep -qx "$CAP" \
 	/sys/class/infiniband/mroce1/rate_capacity_mbps
+check "incast: rate hint tracepoints on" rate_trace start
 # sample_incast: every 0.25 s, "seconds CE-marked-packets received-packets"
 # of the receiver (mroce1) then the bytes each sender (mroce2-5) sent, all
 # read by one shell in one go: the senders busy-poll the only vCPU, and a
@@ -220,6 +221,17 @@ kill $sampler 2>/dev/null
 wait $sampler 2>/dev/null
 rdma statistic show link mroce1/1 >>"$FIG"
 check "incast: all 4 transfers complete" test $ok_all = 1
+check "incast: rate hints traced" rate_trace stop "$OUT/incast.trace"
+# A join lowers every sender's share, and the receiver pushes it in an
+# ACK of its own (protocol section 11.3): 0.5-1.1 ms from the last join to
+# fair hints in the fabric benchmark, 12-23 ms when the senders waited
+# for the ACK to their next paced packet.
+fair=$(hints_fair_ms "$OUT/incast.trace" 4 "$CAP")
+fig "incast: hints fair ${fair} ms after the fourth sender joined; $(counter mroce1 tx_hint_acks) hint ACKs"
+check "incast: hints fair within 5 ms of the fourth sender joining" \
+	awk -v f="$fair" 'BEGIN { exit !(f != "none" && f <= 5) }'
+check "incast: the receiver pushed the share after every join" \
+	counter_ge mroce1 tx_hint_acks 4
 # The hint each sender held at its last snapshot (QP_SNAP: once a
 # second): a share of the capacity in kbit/s (protocol section 11.3),
 # about 3000 here. In the Mbit/s the wire used before it read 3, and
@@ -293,5 +305,6 @@ check "incast: then at most 1% of packets marked until the end" \
 fi
 
 fabric_down >/dev/null 2>&1
+rmdir "$RT" 2>/dev/null
 check "rmmod" rmmod rdma_metaroce
 check "dmesg clean" dmesg_clean

@@ -25,7 +25,7 @@ void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t)
 /* What one ACK or response reports, for the paths. */
 struct mroce_ackctx {
 	u64 now;
-	u16 echo_path;			/* U16_MAX: none (a response) */
+	u16 echo_path;			/* METAROCE_ECHO_NONE: none */
 	u32 echo_pkts;			/* of echo_path, newly acknowledged */
 };
 
@@ -267,7 +267,7 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *h,
 	struct mroce_txpkt *t = mroce_txpkt(qp, h->psn);
 	struct mroce_ackctx c = {
 		.now = ktime_get_ns(),
-		.echo_path = U16_MAX,
+		.echo_path = METAROCE_ECHO_NONE,
 	};
 	bool atomic = h->opcode == METAROCE_OP_ATOMIC_ACK;
 	bool is_read;

@@ -18,6 +18,7 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_RX_OUT_OF_ORDER].name = "rx_out_of_order",
 	[MROCE_CNT_RX_SACK_GAPS].name = "tx_acks_with_gaps",
 	[MROCE_CNT_TX_ACK_SACK_AHEAD].name = "tx_ack_sack_ahead",
+	[MROCE_CNT_TX_HINT_ACKS].name = "tx_hint_acks",
 	[MROCE_CNT_TX_NAK_RNR].name = "tx_nak_rnr",
 	[MROCE_CNT_TX_NAK_SEQ].name = "tx_nak_seq",
 	[MROCE_CNT_TX_NAK_FATAL].name = "tx_nak_fatal",

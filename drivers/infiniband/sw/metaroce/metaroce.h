@@ -36,6 +36,7 @@ enum mroce_counter {
 	MROCE_CNT_RX_OUT_OF_ORDER,
 	MROCE_CNT_RX_SACK_GAPS,		/* ACKs sent with holes in the bitmap */
 	MROCE_CNT_TX_ACK_SACK_AHEAD,	/* ACKs whose bitmap starts after ack_psn */
+	MROCE_CNT_TX_HINT_ACKS,		/* ACKs that only carry a new share */
 	MROCE_CNT_TX_NAK_RNR,
 	MROCE_CNT_TX_NAK_SEQ,
 	MROCE_CNT_TX_NAK_FATAL,
@@ -162,6 +163,7 @@ int mroce_rate_init(struct mroce_dev *mdev);
 void mroce_rate_free(struct mroce_dev *mdev);
 void mroce_rate_set_capacity(struct mroce_dev *mdev, u32 mbps);
 void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes);
+void mroce_rate_push(struct mroce_dev *mdev);
 u32 mroce_rate_hint(struct mroce_dev *mdev, u32 qpn);
 void mroce_rate_leave(struct mroce_dev *mdev, u32 qpn);
 

@@ -363,6 +363,7 @@ void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb);
 bool mroce_txq_full(struct mroce_qp *qp);
 void mroce_tx_now(struct mroce_qp *qp);
 void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
+void mroce_send_hint_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
 void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 		   const u8 *payload, u32 len);

@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/slab.h>
 #include "metaroce.h"
+#include "qp.h"
 #include "proto/ratehint.h"
 #include "trace.h"
 
@@ -30,9 +31,10 @@
 #define MROCE_RATE_IDLE_INTERVALS	5
 
 struct mroce_rate {
-	spinlock_t lock;		/* rh, interval_ns; softirq, under qp->lock */
+	spinlock_t lock;		/* all below; softirq, under qp->lock */
 	struct mroce_rh rh;
 	u64 interval_ns;		/* depends on active and capacity only */
+	bool push;			/* a join: tell every sender its share */
 };
 
 static u64 mroce_rate_interval(const struct mroce_rh *rh)
@@ -98,11 +100,48 @@ void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
 		mroce_rate_refresh(r);
 		trace_mroce_rate_join(dev_name(&mdev->ibdev.dev), qpn,
 				      r->rh.active);
+		WRITE_ONCE(r->push, true);
 	} else if (now - r->rh.last_update_ns >= r->interval_ns) {
 		mroce_rh_update(&r->rh, now);
 		mroce_rate_refresh(r);	/* idle senders may have left */
 	}
 	spin_unlock(&r->lock);
+}
+
+/*
+ * A join lowers everyone's share at once, but a sender hears of it only in
+ * an ACK, and a paced sender's next ACK may be several packet gaps away:
+ * its excess would queue at this port meanwhile. So after a join every
+ * tracked sender gets an ACK that carries the new share alone (protocol
+ * section 11.3). Called by the receive path once it holds no QP lock, as
+ * this takes each sender's.
+ */
+void mroce_rate_push(struct mroce_dev *mdev)
+{
+	struct mroce_rate *r = mdev->rate;
+	u32 qpn[MROCE_RH_MAX_SENDERS];
+	unsigned int i, n = 0;
+
+	if (!READ_ONCE(r->push))
+		return;
+	spin_lock_bh(&r->lock);
+	for (i = 0; r->push && i < MROCE_RH_MAX_SENDERS; i++) {
+		if (r->rh.s[i].used)
+			qpn[n++] = r->rh.s[i].id;
+	}
+	WRITE_ONCE(r->push, false);
+	spin_unlock_bh(&r->lock);
+	for (i = 0; i < n; i++) {
+		struct mroce_qp *qp = mroce_qp_get(mdev, qpn[i]);
+
+		if (!qp)
+			continue;
+		spin_lock_bh(&qp->lock);
+		if (qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS)
+			mroce_send_hint_ack(qp);
+		spin_unlock_bh(&qp->lock);
+		mroce_qp_put(qp);
+	}
 }
 
 u32 mroce_rate_hint(struct mroce_dev *mdev, u32 qpn)

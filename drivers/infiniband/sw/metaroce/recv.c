@@ -532,6 +532,7 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 				skb->data + sizeof(struct udphdr) + hlen,
 				hdr.payload_len);
 		spin_unlock_bh(&qp->lock);
+		mroce_rate_push(mdev);
 	}
 	mroce_qp_put(qp);
 	consume_skb(skb);

@@ -209,8 +209,14 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 	return true;
 }
 
-/* Send an ACK (or the pending NAK) for what we have received. Lock held. */
-void mroce_send_ack(struct mroce_qp *qp)
+/*
+ * An ACK of what we have received. @echo: it answers the last packet
+ * (its stamp, path and CE count) and carries any pending NAK; otherwise
+ * it answers no packet and is sent for its rate hint alone (protocol
+ * section 11.3), so it must not give the sender an RTT sample or per-path
+ * news, nor use up the NAK. Lock held.
+ */
+static void mroce_ack_emit(struct mroce_qp *qp, bool echo)
 {
 	u16 path = qp->last_path;
 	struct mroce_hdr h = {};
@@ -224,22 +230,41 @@ void mroce_send_ack(struct mroce_qp *qp)
 	mroce_sack_to_wire(&qp->rx, h.ack.sack_base, h.ack.sack);
 	if (h.ack.sack_base != h.ack.ack_psn)
 		mroce_count(qp->mdev, MROCE_CNT_TX_ACK_SACK_AHEAD, 1);
-	h.ack.echo_ts = qp->last_ts;
-	h.ack.echo_path = path;
-	if (path < MROCE_MAX_PATHS) {
-		h.ack.ecn_ce = qp->rx_ce[path];
-		qp->rx_ce[path] = 0;
-	}
 	h.ack.rate_hint = mroce_rate_hint(qp->mdev, qp->ibqp.qp_num);
-	h.ack.msn = (qp->nak_syndrome & METAROCE_SYN_CLASS_MASK) ==
-		    METAROCE_SYN_RNR ? qp->nak_msn : qp->rq_msn;
-	h.ack.syndrome = qp->nak_syndrome;
-	qp->nak_syndrome = 0;
-	qp->ack_due = false;
+	h.ack.msn = qp->rq_msn;
+	if (echo) {
+		h.ack.echo_ts = qp->last_ts;
+		h.ack.echo_path = path;
+		if (path < MROCE_MAX_PATHS) {
+			h.ack.ecn_ce = qp->rx_ce[path];
+			qp->rx_ce[path] = 0;
+		}
+		if ((qp->nak_syndrome & METAROCE_SYN_CLASS_MASK) ==
+		    METAROCE_SYN_RNR)
+			h.ack.msn = qp->nak_msn;
+		h.ack.syndrome = qp->nak_syndrome;
+		qp->nak_syndrome = 0;
+		qp->ack_due = false;
+	} else {
+		h.ack.echo_path = METAROCE_ECHO_NONE;
+		mroce_count(qp->mdev, MROCE_CNT_TX_HINT_ACKS, 1);
+	}
 
 	skb = mroce_new_pkt(qp, &h, ktime_get_ns(), 0, &unused);
 	if (skb)
 		mroce_send_pkt(qp, skb, mroce_paths_ack_sport(qp, path));
+}
+
+/* Send an ACK (or the pending NAK) for what we have received. Lock held. */
+void mroce_send_ack(struct mroce_qp *qp)
+{
+	mroce_ack_emit(qp, true);
+}
+
+/* Tell the sender a new share without waiting for its next packet. */
+void mroce_send_hint_ack(struct mroce_qp *qp)
+{
+	mroce_ack_emit(qp, false);
 }
 
 static u8 mroce_req_opcode(struct mroce_swqe *wqe)
