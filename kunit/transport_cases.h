@@ -631,9 +631,19 @@ static void test_tp_pacing(struct mt *t)
 #define TP_CAP_KBPS	(TP_CAP_MBPS * 1000)
 #define TP_IVAL_BYTES	1250000U
 
+/* The next interval: senders first..last each deliver @bytes in it. */
+static u64 tp_rh_send(struct mroce_rh *rh, u64 now, unsigned int first,
+		      unsigned int last, u32 bytes)
+{
+	now += MROCE_RH_INTERVAL_NS;
+	for (; first <= last; first++)
+		mroce_rh_on_packet(rh, first, now, bytes);
+	return now;
+}
+
 static void test_tp_ratehint(struct mt *t)
 {
-	static struct mroce_rh rh;	/* ~3 KiB: keep it off the stack */
+	static struct mroce_rh rh;	/* ~5 KiB: keep it off the stack */
 	u64 now = TP_MS;
 	unsigned int i;
 
@@ -647,19 +657,13 @@ static void test_tp_ratehint(struct mt *t)
 		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_KBPS / 4);
 
 	/* All four greedy over a measured interval: still a quarter. */
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 1; i <= 4; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	now = tp_rh_send(&rh, now, 1, 4, TP_IVAL_BYTES);
 	mroce_rh_update(&rh, now);
 	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_KBPS / 4);
 
 	/* Sender 4 goes quiet: after the idle timeout a third each. */
 	for (i = 0; i < 11; i++) {
-		unsigned int s;
-
-		now += MROCE_RH_INTERVAL_NS;
-		for (s = 1; s <= 3; s++)
-			mroce_rh_on_packet(&rh, s, now, TP_IVAL_BYTES);
+		now = tp_rh_send(&rh, now, 1, 3, TP_IVAL_BYTES);
 		mroce_rh_update(&rh, now);
 		if (i == 8)
 			MT_CHECK(t, mroce_rh_active(&rh) == 4);
@@ -682,9 +686,7 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 2; i <= 5; i++)
 		mroce_rh_on_packet(&rh, i, now, 64);
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 2; i <= 4; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	now = tp_rh_send(&rh, now, 2, 4, TP_IVAL_BYTES);
 	mroce_rh_on_packet(&rh, 5, now, TP_IVAL_BYTES / 10 - 64);
 	mroce_rh_update(&rh, now);
 	mt_log(t, "max-min hint %u", mroce_rh_hint(&rh, 2));
@@ -698,9 +700,7 @@ static void test_tp_ratehint(struct mt *t)
 	/* Everyone light: one (the first of the largest) may use what the
 	 * others leave over; the others are told their grants.
 	 */
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 2; i <= 5; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES / 10);
+	now = tp_rh_send(&rh, now, 2, 5, TP_IVAL_BYTES / 10);
 	mroce_rh_update(&rh, now);
 	MT_CHECK(t, mroce_rh_hint(&rh, 2) == TP_CAP_KBPS - 3 * 20000000);
 	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 20000000);
@@ -712,27 +712,21 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 1; i <= 4; i++)
 		mroce_rh_on_packet(&rh, i, now, 64);
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 1; i <= 3; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	now = tp_rh_send(&rh, now, 1, 3, TP_IVAL_BYTES);
 	mroce_rh_update(&rh, now);
 	MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 8);
 	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 29166666);	/* (10^8 - 1.25e7) / 3 */
 	/* Just under 3/4 of what it was told (12.5 Gbit/s for 100 us is
 	 * 156250 bytes): granted twice its use.
 	 */
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 1; i <= 3; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	now = tp_rh_send(&rh, now, 1, 3, TP_IVAL_BYTES);
 	mroce_rh_on_packet(&rh, 4, now, 117187);	/* 3/4 is 117187.5 */
 	mroce_rh_update(&rh, now);
 	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 18749920);	/* 2 * 9374.96 Mbit/s */
 	/* Using all of that shows it was held back by its hint: greedy
 	 * again, a quarter at once rather than doubling.
 	 */
-	now += MROCE_RH_INTERVAL_NS;
-	for (i = 1; i <= 3; i++)
-		mroce_rh_on_packet(&rh, i, now, TP_IVAL_BYTES);
+	now = tp_rh_send(&rh, now, 1, 3, TP_IVAL_BYTES);
 	mroce_rh_on_packet(&rh, 4, now, 234374);
 	mroce_rh_update(&rh, now);
 	mt_log(t, "regrown hint %u", mroce_rh_hint(&rh, 4));
@@ -742,11 +736,7 @@ static void test_tp_ratehint(struct mt *t)
 	 * refused newcomer's share, C / 65, and stays there until idle.
 	 */
 	for (i = 0; i < 6; i++) {
-		unsigned int s;
-
-		now += MROCE_RH_INTERVAL_NS;
-		for (s = 1; s <= 3; s++)
-			mroce_rh_on_packet(&rh, s, now, TP_IVAL_BYTES);
+		now = tp_rh_send(&rh, now, 1, 3, TP_IVAL_BYTES);
 		mroce_rh_update(&rh, now);
 		if (i == 0)
 			MT_CHECK(t, mroce_rh_hint(&rh, 4) == TP_CAP_KBPS / 8);
