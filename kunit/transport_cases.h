@@ -644,6 +644,7 @@ static u64 tp_rh_send(struct mroce_rh *rh, u64 now, unsigned int first,
 static void test_tp_ratehint(struct mt *t)
 {
 	static struct mroce_rh rh;	/* ~5 KiB: keep it off the stack */
+	static u64 ids[MROCE_RH_MAX_SENDERS];
 	u64 now = TP_MS;
 	unsigned int i;
 
@@ -655,6 +656,13 @@ static void test_tp_ratehint(struct mt *t)
 	MT_CHECK(t, mroce_rh_active(&rh) == 4);
 	for (i = 1; i <= 4; i++)
 		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_KBPS / 4);
+
+	/* Each join cut the senders before it by a half, a third, a
+	 * quarter: all three are to be told at once, the last joiner not.
+	 */
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 3);
+	MT_CHECK(t, ids[0] == 1 && ids[1] == 2 && ids[2] == 3);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 0);
 
 	/* All four greedy over a measured interval: still a quarter. */
 	now = tp_rh_send(&rh, now, 1, 4, TP_IVAL_BYTES);
@@ -745,6 +753,30 @@ static void test_tp_ratehint(struct mt *t)
 	/* 1538461.54 kbit/s rounded up; (10^8 - 1538461.54) / 3 down */
 	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1538462);
 	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820512);
+
+	/* Pushes stop where a join cuts the share by less than 1/16: the
+	 * 16th sender cuts 15 by exactly 1/16, the 17th 16 by 1/17.
+	 */
+	mroce_rh_init(&rh, TP_CAP_MBPS, now);
+	for (i = 1; i <= 15; i++)
+		mroce_rh_on_packet(&rh, i, now, 64);
+	mroce_rh_take_pushes(&rh, ids);
+	mroce_rh_on_packet(&rh, 16, now, 64);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 15);
+	mroce_rh_on_packet(&rh, 17, now, 64);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 0);
+	/* A satisfied sender the join does not cut is not pushed either. */
+	mroce_rh_init(&rh, TP_CAP_MBPS, now);
+	for (i = 1; i <= 3; i++)
+		mroce_rh_on_packet(&rh, i, now, 64);
+	now = tp_rh_send(&rh, now, 1, 2, TP_IVAL_BYTES);
+	mroce_rh_on_packet(&rh, 3, now, TP_IVAL_BYTES / 20);
+	mroce_rh_update(&rh, now);
+	mroce_rh_take_pushes(&rh, ids);
+	mroce_rh_on_packet(&rh, 4, now, 64);
+	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 16666667);	/* half of C / 3 */
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 2);
+	MT_CHECK(t, ids[0] == 1 && ids[1] == 2);
 
 	/* Special capacities. */
 	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);

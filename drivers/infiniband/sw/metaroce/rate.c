@@ -34,7 +34,7 @@ struct mroce_rate {
 	spinlock_t lock;		/* all below; softirq, under qp->lock */
 	struct mroce_rh rh;
 	u64 interval_ns;		/* depends on active and capacity only */
-	bool push;			/* a join: tell every sender its share */
+	bool push;			/* a join: tell those it cut at once */
 };
 
 static u64 mroce_rate_interval(const struct mroce_rh *rh)
@@ -112,27 +112,24 @@ void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
  * A join lowers everyone's share at once, but a sender hears of it only in
  * an ACK, and a paced sender's next ACK may be several packet gaps away:
  * its excess would queue at this port meanwhile. So after a join every
- * tracked sender gets an ACK that carries the new share alone (protocol
- * section 11.3). Called by the receive path once it holds no QP lock, as
+ * sender it cut by 1/16 or more gets an ACK that carries the new share
+ * alone (protocol section 11.3). Called by the receive path once it holds no QP lock, as
  * this takes each sender's.
  */
 void mroce_rate_push(struct mroce_dev *mdev)
 {
 	struct mroce_rate *r = mdev->rate;
-	u32 qpn[MROCE_RH_MAX_SENDERS];
-	unsigned int i, n = 0;
+	u64 qpn[MROCE_RH_MAX_SENDERS];
+	unsigned int i, n;
 
 	if (!READ_ONCE(r->push))
 		return;
 	spin_lock_bh(&r->lock);
-	for (i = 0; r->push && i < MROCE_RH_MAX_SENDERS; i++) {
-		if (r->rh.s[i].used)
-			qpn[n++] = r->rh.s[i].id;
-	}
+	n = mroce_rh_take_pushes(&r->rh, qpn);
 	WRITE_ONCE(r->push, false);
 	spin_unlock_bh(&r->lock);
 	for (i = 0; i < n; i++) {
-		struct mroce_qp *qp = mroce_qp_get(mdev, qpn[i]);
+		struct mroce_qp *qp = mroce_qp_get(mdev, (u32)qpn[i]);
 
 		if (!qp)
 			continue;

@@ -105,20 +105,29 @@ static void rh_fill(struct mroce_rh *rh)
 	}
 }
 
-/* The share, and what each sender is now told (the next update judges
- * its use against that).
+/*
+ * The share, and what each sender is now told (the next update judges its
+ * use against that). @join: a sender just joined; those it cut by 1/16 or
+ * more are marked to be told at once (mroce_rh_take_pushes()). Smaller
+ * cuts, from joins among many senders, wait for the next ACK: pushing
+ * them would cost every join an ACK per sender for a few percent.
  */
-static void rh_recompute(struct mroce_rh *rh)
+static void rh_recompute(struct mroce_rh *rh, bool join)
 {
 	unsigned int i;
+	u64 told;
 
 	rh_fill(rh);
 	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
 		struct mroce_rh_sender *s = &rh->s[i];
 
-		if (s->used)
-			s->told_bps = s->grant_bps ? s->grant_bps :
-						     rh->level_bps;
+		if (!s->used)
+			continue;
+		told = s->grant_bps ? s->grant_bps : rh->level_bps;
+		if (join && s->told_bps &&
+		    told <= s->told_bps - (s->told_bps >> MROCE_RH_PUSH_SHIFT))
+			s->push = 1;
+		s->told_bps = told;
 	}
 }
 
@@ -128,7 +137,7 @@ void mroce_rh_set_capacity(struct mroce_rh *rh, u32 capacity_mbps)
 		rh->capacity_bps = U64_MAX;
 	else
 		rh->capacity_bps = (u64)capacity_mbps * 1000000;
-	rh_recompute(rh);
+	rh_recompute(rh, false);
 }
 
 void mroce_rh_init(struct mroce_rh *rh, u32 capacity_mbps, u64 now)
@@ -169,7 +178,7 @@ int mroce_rh_on_packet(struct mroce_rh *rh, u64 id, u64 now, u32 bytes)
 	 * already carries it.
 	 */
 	if (joined)
-		rh_recompute(rh);
+		rh_recompute(rh, true);
 	return joined;
 }
 
@@ -186,7 +195,7 @@ void mroce_rh_leave(struct mroce_rh *rh, u64 id)
 	if (i < 0)
 		return;
 	rh_remove(rh, i);
-	rh_recompute(rh);
+	rh_recompute(rh, false);
 }
 
 void mroce_rh_update(struct mroce_rh *rh, u64 now)
@@ -219,7 +228,7 @@ void mroce_rh_update(struct mroce_rh *rh, u64 now)
 		s->bytes = 0;
 	}
 	rh->last_update_ns = now;
-	rh_recompute(rh);
+	rh_recompute(rh, false);
 }
 
 u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
@@ -248,4 +257,17 @@ u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id)
 	if (kbps >= METAROCE_RATE_UNLIMITED)
 		return METAROCE_RATE_UNLIMITED - 1;
 	return (u32)kbps;
+}
+
+unsigned int mroce_rh_take_pushes(struct mroce_rh *rh, u64 *ids)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MROCE_RH_MAX_SENDERS; i++) {
+		if (rh->s[i].used && rh->s[i].push) {
+			rh->s[i].push = 0;
+			ids[n++] = rh->s[i].id;
+		}
+	}
+	return n;
 }

@@ -39,6 +39,8 @@
  * it to the floor, from where it would climb for many intervals.
  */
 #define MROCE_RH_FALL_SHIFT	1
+/* A join that cuts a sender's share by 1/2^N or more is pushed to it. */
+#define MROCE_RH_PUSH_SHIFT	4
 
 struct mroce_rh_sender {
 	u64 id;
@@ -52,6 +54,7 @@ struct mroce_rh_sender {
 	u8 used;
 	u8 measured;		/* rate_bps is valid */
 	u8 full;		/* used most of what it was told: greedy */
+	u8 push;		/* a join cut its share: tell it at once */
 };
 
 struct mroce_rh {
@@ -81,6 +84,11 @@ void mroce_rh_leave(struct mroce_rh *rh, u64 id);
 
 /* Expire idle senders, measure rates and recompute the share. */
 void mroce_rh_update(struct mroce_rh *rh, u64 now);
+
+/* The senders a join cut enough to be told at once (section 11.3, hint
+ * ACKs), into @ids (room for MROCE_RH_MAX_SENDERS); clears their marks.
+ */
+unsigned int mroce_rh_take_pushes(struct mroce_rh *rh, u64 *ids);
 
 /* aeth.rate_hint for sender @id, kbit/s or METAROCE_RATE_*. */
 u32 mroce_rh_hint(const struct mroce_rh *rh, u64 id);
