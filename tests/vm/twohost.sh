@@ -53,6 +53,7 @@ else
 	echo "=== ib_write_bw over MetaRoCE, host b -> host a: $iters x 64 KiB in $secs s (wall clock, incl. setup): $(echo "scale=3; $iters * 65536 * 8 / $secs / 1000000" | bc) Mb/s ==="
 	sed -n '/#bytes/,+1p' "$OUT/write_bw.txt"
 fi
+rdma statistic show link mroce0/1
 arrive done
 check "peer finished" await done 120
 check "rdma link delete" rdma link delete mroce0
