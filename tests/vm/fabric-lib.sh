@@ -116,8 +116,8 @@ rate_trace() {
 # hints_fair_ms FILE K CAP_MBPS: milliseconds from the receiver's table
 # taking its K-th sender (in a rate_trace FILE) until the senders' hints
 # were fair: K of them held one, their Jain index was >= 0.95 and they
-# added up to at most 1.05 x CAP; "none" if they never were. The same
-# judgement as tools/bench/report_fabric.py's.
+# added up to at most 1.05 x CAP; "none" if they never were. The bench
+# report (tools/bench/report_fabric.py) judges its traces with this too.
 hints_fair_ms() {
 	awk -v k="$2" -v cap="$(($3 * 1000))" '
 	match($0, /[0-9]+\.[0-9]+: mroce_rate_(join|hint): [^ ]+ qp [0-9]+ [a-z_]+ [0-9]+/) {
@@ -129,7 +129,7 @@ hints_fair_ms() {
 		n = s = q = 0
 		for (d in h) if (h[d] > 0 && h[d] < 4294967295) { n++; s += h[d]; q += h[d] * h[d] }
 		if (n >= k && s * s >= 0.95 * n * q && s <= 1.05 * cap) {
-			printf "%.1f\n", (t - tj) * 1000; found = 1; exit
+			printf "%.3f\n", (t - tj) * 1000; found = 1; exit
 		}
 	}
 	END { if (!found) print "none" }' "$1"

@@ -3,7 +3,7 @@
 failure, incast): MetaRoCE alone on the one-VM testbed. A mixin of its
 Report, whose out(), fig(), target(), fab and run it uses."""
 import os
-import re
+import subprocess
 
 from report_util import (HEAD, fmt, gnuplot, last_data, num, ratio, read1, read_series,
                          write_csv, xsort)
@@ -267,8 +267,10 @@ unset multiplot
         ms = hs["settle_s"] * 1000
         return "%.1f (%s)" % (ms, "%.1f" % (ms / rtt) if rtt else "n/a")
 
-    TRACE_RE = re.compile(r"\s(\d+\.\d+): mroce_rate_(join|hint): (\S+) qp (\d+) "
-                          r"(?:active|hint_kbps) (\d+)")
+    # The judgement of hints_fair_ms in tests/vm/fabric-lib.sh, which
+    # tests/vm/multipath.sh checks in the guest: one definition for both.
+    FABRIC_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "..", "..", "tests", "vm", "fabric-lib.sh")
 
     def incast_hints(self, k, capacity_mbps):
         """From incastK.trace: seconds from the receiver's table taking its
@@ -277,30 +279,10 @@ unset multiplot
         path = os.path.join(self.run, "fabric", "incast%d.trace" % k)
         if not os.path.exists(path) or not capacity_mbps:
             return None
-        joins, hints = [], []
-        with open(path) as f:
-            for line in f:
-                m = self.TRACE_RE.search(line)
-                if not m:
-                    continue
-                t, kind, dev, qp, v = float(m[1]), m[2], m[3], int(m[4]), int(m[5])
-                (joins if kind == "join" else hints).append((t, dev, qp, v))
-        tj = next((t for t, _, _, active in joins if active >= k), None)
-        if tj is None:
-            return {"settle_s": None}
-        cap_kbps = capacity_mbps * 1000
-        cur = {}
-        for t, dev, qp, v in hints:
-            cur[(dev, qp)] = v
-            if t < tj:
-                continue
-            vals = [x for x in cur.values() if x not in (0, 0xffffffff)]
-            if len(vals) < k:
-                continue
-            jain = sum(vals) ** 2 / (len(vals) * sum(x * x for x in vals))
-            if jain >= 0.95 and sum(vals) <= 1.05 * cap_kbps:
-                return {"settle_s": t - tj}
-        return {"settle_s": None}
+        ms = subprocess.run(["bash", "-c", '. "$0" && hints_fair_ms "$@"', self.FABRIC_LIB,
+                             path, str(k), str(int(capacity_mbps))],
+                            check=True, capture_output=True, text=True).stdout.strip()
+        return {"settle_s": None if ms == "none" else float(ms) / 1000}
 
     def incast_series(self, k, win=0.5):
         d = os.path.join(self.run, "fabric")
