@@ -230,14 +230,15 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 	u8 syn = hdr->ack.syndrome;
 	int i;
 
+	/* Traced before it is judged: an ignored ACK is seen for what it is. */
+	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
+			qp->lost_count);
 	if (mroce_psn_after(ack, qp->snd_psn) ||
 	    mroce_psn_before(ack, qp->snd_una - MROCE_TX_WINDOW))
 		return;		/* stale or bogus */
 	/* The echo is our own send stamp; one from the future is bogus. */
 	if (hdr->ack.echo_ts && hdr->ack.echo_ts <= c.now)
 		mroce_rtt_sample(&qp->rtt, c.now - hdr->ack.echo_ts);
-	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
-			qp->lost_count);
 
 	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
 		mroce_ack_psn(qp, p, false, &c);

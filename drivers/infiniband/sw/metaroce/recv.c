@@ -516,6 +516,8 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 	qp = mroce_qp_get(mdev, hdr.dqpn);
 	if (!qp) {
 		mroce_count(mdev, MROCE_CNT_RX_DROP_NO_QP, 1);
+		trace_mroce_rx_no_qp(dev_name(&mdev->ibdev.dev), hdr.dqpn,
+				     hdr.opcode, hdr.psn);
 		kfree_skb(skb);
 		return;
 	}

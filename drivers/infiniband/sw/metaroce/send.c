@@ -250,6 +250,8 @@ static void mroce_ack_emit(struct mroce_qp *qp, bool echo)
 		mroce_count(qp->mdev, MROCE_CNT_TX_HINT_ACKS, 1);
 	}
 
+	trace_mroce_ack_tx(qp->ibqp.qp_num, qp->dqpn, h.ack.ack_psn,
+			   h.ack.syndrome, echo);
 	skb = mroce_new_pkt(qp, &h, ktime_get_ns(), 0, &unused);
 	if (skb)
 		mroce_send_pkt(qp, skb, mroce_paths_ack_sport(qp, path));

@@ -70,6 +70,29 @@ TRACE_EVENT(mroce_ack,
 		  __entry->una, __entry->nxt, __entry->lost)
 );
 
+/* An ACK or NAK sent by the responder; hint ACKs echo no packet. */
+TRACE_EVENT(mroce_ack_tx,
+	TP_PROTO(u32 qpn, u32 dqpn, u32 ack_psn, u8 syndrome, bool echo),
+	TP_ARGS(qpn, dqpn, ack_psn, syndrome, echo),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, dqpn)
+		__field(u32, ack_psn)
+		__field(u8, syndrome)
+		__field(bool, echo)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->dqpn = dqpn;
+		__entry->ack_psn = ack_psn;
+		__entry->syndrome = syndrome;
+		__entry->echo = echo;
+	),
+	TP_printk("qp %u to %u ack_psn %u syndrome %#x%s", __entry->qpn,
+		  __entry->dqpn, __entry->ack_psn, __entry->syndrome,
+		  __entry->echo ? "" : " hint")
+);
+
 /* A PSN resent because it was declared lost. */
 TRACE_EVENT(mroce_retransmit,
 	TP_PROTO(u32 qpn, u32 psn, u8 retx),
@@ -200,6 +223,26 @@ TRACE_EVENT(mroce_rx_drop,
 		__assign_str(reason);
 	),
 	TP_printk("%s: %s", __get_str(dev), __get_str(reason))
+);
+
+/* A well-formed packet for a QP this device does not have (any more). */
+TRACE_EVENT(mroce_rx_no_qp,
+	TP_PROTO(const char *dev, u32 dqpn, u8 opcode, u32 psn),
+	TP_ARGS(dev, dqpn, opcode, psn),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, dqpn)
+		__field(u8, opcode)
+		__field(u32, psn)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->dqpn = dqpn;
+		__entry->opcode = opcode;
+		__entry->psn = psn;
+	),
+	TP_printk("%s: qp %u opcode %u psn %u", __get_str(dev),
+		  __entry->dqpn, __entry->opcode, __entry->psn)
 );
 
 #endif /* METAROCE_TRACE_H */
