@@ -171,6 +171,24 @@ check "the window outgrew one SACK bitmap: ACKs reported PSNs ahead" \
 	counter_ge mroce1 tx_ack_sack_ahead 1
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 
+# A connection that starts while another to the same peer has a long
+# round trip: B's first ACK takes 200 ms, which its verbs timeout (-u 12:
+# 16.8 ms, 8 tries) cannot wait out; until B has an RTT sample of its own,
+# A's RTO estimate is its floor (timers.c, protocol section 9.2). Without
+# that floor B ends in IBV_WC_RETRY_EXC_ERR.
+for h in h1:v1 h2:v2; do
+	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem delay 100ms limit 10000
+done
+rto0=$(counter mroce2 rto_events)
+pair rto-long 180 ib_write_bw -s 65536 -n 300 -u 18 -- 10.11.0.1 &
+long=$!
+sleep 5
+check "a QP started behind a 200 ms round trip completes (verbs timeout 16.8 ms)" \
+	pair rto-new 90 ib_write_bw -p 18516 -s 65536 -n 20 -u 12 -- 10.11.0.1
+check "the QP already running completes" wait $long
+echo "200 ms round trip: connection timeouts $(($(counter mroce2 rto_events) - rto0))" >>"$FIG"
+for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
+
 # Many QPs into a shaped local queue that holds fewer packets than their
 # windows: each QP keeps at most its share of half the netdev's queue
 # below it (txq.c), so the queue never overflows.

@@ -324,6 +324,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->fatal_pending = false;
 	qp->fatal_nak = 0;
 	mroce_rtt_init(&qp->rtt);
+	qp->peer_rto_ns = 0;
 	if (qp->tx)
 		memset(qp->tx, 0, MROCE_TX_WINDOW * sizeof(*qp->tx));
 	qp->snd_sacked = 0;

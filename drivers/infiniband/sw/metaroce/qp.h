@@ -248,6 +248,7 @@ struct mroce_qp {
 	struct list_head txq_node;	/* in mdev->txq_waiters, or empty */
 	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
 	struct mroce_rtt rtt;
+	u64 peer_rto_ns;		/* before rtt: other QPs' (timers.c) */
 
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */

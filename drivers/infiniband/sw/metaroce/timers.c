@@ -16,6 +16,7 @@
  */
 
 #include <linux/ktime.h>
+#include <net/ipv6.h>
 #include "qp.h"
 #include "proto/psn.h"
 #include "trace.h"
@@ -24,17 +25,51 @@
 #define MROCE_TIMER_MIN_NS	(50 * NSEC_PER_USEC)
 
 /*
+ * The largest RTO estimate of the device's other connections to qp's
+ * peer, 0 if none has one. A QP that starts behind their standing queue
+ * waits that long for its first ACK; with the verbs timeout alone it
+ * could use up retry_cnt before the ACK came (protocol section 9.2).
+ * Taken once, at the connection's first timer, as a floor until it has
+ * an estimate of its own. Other QPs' fields are read without their
+ * locks: a torn or stale read only misplaces a floor.
+ */
+static u64 mroce_peer_rto_ns(struct mroce_qp *qp)
+{
+	struct mroce_qp *o;
+	unsigned long i;
+	u64 rto = 0;
+
+	rcu_read_lock();
+	xa_for_each(&qp->mdev->qp_xa, i, o) {
+		if (o == qp || !READ_ONCE(o->rtt.valid) ||
+		    READ_ONCE(o->is_v4) != qp->is_v4 ||
+		    !ipv6_addr_equal(&o->daddr, &qp->daddr))
+			continue;
+		rto = max(rto, READ_ONCE(o->rtt.rto_ns));
+	}
+	rcu_read_unlock();
+	return rto;
+}
+
+/*
  * The retransmission timeout: the verbs one (4.096 us << timeout, within
  * [10 ms, 10 s]), stretched to the connection's RTO estimate when the
- * peer answers more slowly than that.
+ * peer answers more slowly than that, or before the first estimate to
+ * the other connections' to the same peer.
  */
 static unsigned long mroce_rto(struct mroce_qp *qp)
 {
 	u64 us = qp->timeout ? (4096ULL << qp->timeout) / 1000 : 100000;
 
 	us = clamp_t(u64, us, 10000, 10000000);
-	if (qp->rtt.valid)
+	if (qp->rtt.valid) {
 		us = max(us, div_u64(qp->rtt.rto_ns, 1000));
+	} else {
+		if (!qp->peer_rto_ns)	/* U64_MAX: looked, found none */
+			qp->peer_rto_ns = mroce_peer_rto_ns(qp) ?: U64_MAX;
+		if (qp->peer_rto_ns != U64_MAX)
+			us = max(us, div_u64(qp->peer_rto_ns, 1000));
+	}
 	return usecs_to_jiffies(us);
 }
 
