@@ -193,6 +193,9 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
                  "the last join and a mean >= 0.95 while all run. "
                  "rdma_rxe is absent (namespaces; no rate hints or ECN "
                  "reaction of this kind).", "",
+                 "Base RTT: the median of 10 pings from a sender's host to "
+                 "h1 before the senders start (after one that resolves the "
+                 "neighbour). "
                  "The rate hints are timed to the RTT from tracepoints "
                  "(`mroce_rate_join` on the receiver, `mroce_rate_hint` on "
                  "each sender, one trace clock): *hints fair* is the time "
