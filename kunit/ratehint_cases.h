@@ -41,10 +41,10 @@ static void test_tp_ratehint(struct mt *t)
 		MT_CHECK(t, mroce_rh_hint(&rh, i) == TP_CAP_KBPS / 4);
 
 	/* Each join cut the senders before it by a half, a third, a
-	 * quarter: all three are to be told at once, the last joiner not.
+	 * quarter, and each joiner is to be told as well: all four at once.
 	 */
-	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 3);
-	MT_CHECK(t, ids[0] == 1 && ids[1] == 2 && ids[2] == 3);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 4);
+	MT_CHECK(t, ids[0] == 1 && ids[1] == 2 && ids[2] == 3 && ids[3] == 4);
 	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 0);
 
 	/* All four greedy over a measured interval: still a quarter. */
@@ -137,17 +137,19 @@ static void test_tp_ratehint(struct mt *t)
 	MT_CHECK(t, mroce_rh_hint(&rh, 4) == 1538462);
 	MT_CHECK(t, mroce_rh_hint(&rh, 1) == 32820512);
 
-	/* Pushes stop where a join cuts the share by less than 1/16: the
-	 * 16th sender cuts 15 by exactly 1/16, the 17th 16 by 1/17.
+	/* Pushes to those a join cuts stop where it cuts by less than 1/16:
+	 * the 16th sender cuts 15 by exactly 1/16, the 17th 16 by 1/17.
+	 * The joiner itself is always told.
 	 */
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 1; i <= 15; i++)
 		mroce_rh_on_packet(&rh, i, now, 64);
 	mroce_rh_take_pushes(&rh, ids);
 	mroce_rh_on_packet(&rh, 16, now, 64);
-	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 15);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 16);
 	mroce_rh_on_packet(&rh, 17, now, 64);
-	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 0);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 1);
+	MT_CHECK(t, ids[0] == 17);
 	/* A satisfied sender the join does not cut is not pushed either. */
 	mroce_rh_init(&rh, TP_CAP_MBPS, now);
 	for (i = 1; i <= 3; i++)
@@ -158,8 +160,8 @@ static void test_tp_ratehint(struct mt *t)
 	mroce_rh_take_pushes(&rh, ids);
 	mroce_rh_on_packet(&rh, 4, now, 64);
 	MT_CHECK(t, mroce_rh_hint(&rh, 3) == 16666667);	/* half of C / 3 */
-	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 2);
-	MT_CHECK(t, ids[0] == 1 && ids[1] == 2);
+	MT_CHECK(t, mroce_rh_take_pushes(&rh, ids) == 3);
+	MT_CHECK(t, ids[0] == 1 && ids[1] == 2 && ids[2] == 4);
 
 	/* Special capacities. */
 	mroce_rh_init(&rh, METAROCE_RATE_NONE, now);

@@ -175,10 +175,13 @@ int mroce_rh_on_packet(struct mroce_rh *rh, u64 id, u64 now, u32 bytes)
 	s->last_seen_ns = now;
 	s->bytes += bytes;
 	/* A join lowers the share at once, so the next ACK to every sender
-	 * already carries it.
+	 * already carries it. The joiner is told at once too: until then it
+	 * holds no hint and sends unpaced.
 	 */
-	if (joined)
+	if (joined) {
 		rh_recompute(rh, true);
+		s->push = 1;
+	}
 	return joined;
 }
 

@@ -54,7 +54,7 @@ struct mroce_rh_sender {
 	u8 used;
 	u8 measured;		/* rate_bps is valid */
 	u8 full;		/* used most of what it was told: greedy */
-	u8 push;		/* a join cut its share: tell it at once */
+	u8 push;		/* it joined, or a join cut its share: tell it */
 };
 
 struct mroce_rh {
