@@ -113,8 +113,8 @@ void mroce_rate_rx(struct mroce_dev *mdev, u32 qpn, u32 bytes)
  * an ACK, and a paced sender's next ACK may be several packet gaps away:
  * its excess would queue at this port meanwhile. So after a join the
  * joiner and every sender it cut by 1/16 or more get an ACK that carries
- * the new share alone (protocol section 11.3). Called by the receive path once it holds
- * no QP lock, as this takes each sender's.
+ * the new share alone (protocol section 11.3). Called by the receive path
+ * once it holds no QP lock, as this takes each sender's.
  */
 void mroce_rate_push(struct mroce_dev *mdev)
 {

@@ -41,8 +41,8 @@ static u64 mroce_peer_rto_ns(struct mroce_qp *qp)
 
 	rcu_read_lock();
 	xa_for_each(&qp->mdev->qp_xa, i, o) {
+		/* The peer is its address; a v4-mapped one is an IPv4 peer. */
 		if (o == qp || !READ_ONCE(o->rtt.valid) ||
-		    READ_ONCE(o->is_v4) != qp->is_v4 ||
 		    !ipv6_addr_equal(&o->daddr, &qp->daddr))
 			continue;
 		rto = max(rto, READ_ONCE(o->rtt.rto_ns));
