@@ -4,6 +4,7 @@
  * completion of work requests, flushing and destruction.
  */
 
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
@@ -494,9 +495,11 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
 	struct mroce_dev *mdev = qp->mdev;
+	unsigned long gp;
 
 	/* No new receive path references once it is off the table. */
 	xa_erase(&mdev->qp_xa, ibqp->qp_num);
+	gp = start_poll_synchronize_rcu();
 	spin_lock_bh(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->dying = true;	/* nothing re-arms path_timer from now on */
@@ -517,6 +520,14 @@ static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->recv_cq != ibqp->send_cq)
 		mroce_cq_discard_qp(to_mcq(ibqp->recv_cq), ibqp);
 	mroce_qp_free(qp);
+	/*
+	 * ib_core frees the struct when we return, without a grace period,
+	 * and a reader that found it in the table before the erase may still
+	 * be about to try its reference (mroce_qp_get) or read its address
+	 * (timers.c). The teardown above has usually let the grace period
+	 * pass already, so this rarely waits.
+	 */
+	cond_synchronize_rcu(gp);
 	return 0;
 }
 
