@@ -485,18 +485,63 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	}
 }
 
+/*
+ * Flatten the UDP and MetaRoCE headers (skb->data is at the UDP header):
+ * the codec reads only the header's bytes. The header's own length says
+ * how far to pull, so that no payload joins the head. Returns false if
+ * the packet is shorter than a base header or the pull fails.
+ */
+static bool mroce_rx_pull_hdr(struct sk_buff *skb)
+{
+	const u32 base = sizeof(struct udphdr) + METAROCE_BHDR_LEN;
+	const struct metaroce_bhdr *b;
+	u32 want;
+
+	if (!pskb_may_pull(skb, base))
+		return false;
+	b = (const void *)(skb->data + sizeof(struct udphdr));
+	want = sizeof(struct udphdr) + b->hdr_words * METAROCE_HDR_WORD;
+	return pskb_may_pull(skb, min(want, skb->len));
+}
+
+/*
+ * The len payload bytes at off, flat. A NIC (virtio-net among them) often
+ * hands the frame over as a page fragment behind the few header bytes it
+ * copied; once the headers are pulled the payload is that fragment, read
+ * in place. Linearizing it instead cost an allocation and a copy of the
+ * whole packet. Anything else is linearized. NULL if that fails.
+ */
+static const u8 *mroce_rx_payload(struct sk_buff *skb, u32 off, u32 len)
+{
+	const skb_frag_t *f = &skb_shinfo(skb)->frags[0];
+	void *p;
+
+	if (skb_headlen(skb) >= off + len)
+		return skb->data + off;
+	if (skb_headlen(skb) == off && skb_shinfo(skb)->nr_frags == 1 &&
+	    !skb_has_frag_list(skb) && skb_frag_size(f) == len) {
+		/* NULL for a page without a kernel mapping, or no page. */
+		p = skb_frag_address_safe(f);
+		if (p)
+			return p;
+	}
+	if (skb_linearize(skb))
+		return NULL;
+	return skb->data + off;
+}
+
 void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 {
 	enum mroce_drop_reason why;
 	struct mroce_hdr hdr;
 	struct mroce_qp *qp;
+	const u8 *payload;
 	int hlen;
 
 	mroce_count(mdev, MROCE_CNT_RX_PACKETS, 1);
 	mroce_count(mdev, MROCE_CNT_RX_BYTES, skb->len);
 
-	/* skb->data is at the UDP header; the codec wants flat bytes. */
-	if (skb->len < sizeof(struct udphdr) || skb_linearize(skb)) {
+	if (!mroce_rx_pull_hdr(skb)) {
 		why = MROCE_DROP_TRUNCATED;
 		goto bad;
 	}
@@ -509,6 +554,12 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 				skb->len - sizeof(struct udphdr), &why);
 	if (hlen < 0)
 		goto bad;
+	payload = mroce_rx_payload(skb, sizeof(struct udphdr) + hlen,
+				   hdr.payload_len);
+	if (!payload) {
+		why = MROCE_DROP_TRUNCATED;
+		goto bad;
+	}
 	hdr.ip_ce = INET_ECN_is_ce(ip_hdr(skb)->version == 4 ?
 				   ip_hdr(skb)->tos :
 				   ipv6_get_dsfield(ipv6_hdr(skb)));
@@ -522,17 +573,13 @@ void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)
 		return;
 	}
 	if (mroce_qp_is_ud(qp)) {
-		mroce_ud_rx(qp, &hdr, skb,
-			    skb->data + sizeof(struct udphdr) + hlen,
-			    hdr.payload_len);
+		mroce_ud_rx(qp, &hdr, skb, payload, hdr.payload_len);
 	} else if (mroce_opcode_is_ud(hdr.opcode)) {
 		mroce_count(mdev, MROCE_CNT_RX_DROP_QP_TYPE, 1);
 	} else {
 		spin_lock_bh(&qp->lock);
 		mroce_uqp_rx_prepare(qp);
-		mroce_rx_locked(qp, &hdr,
-				skb->data + sizeof(struct udphdr) + hlen,
-				hdr.payload_len);
+		mroce_rx_locked(qp, &hdr, payload, hdr.payload_len);
 		spin_unlock_bh(&qp->lock);
 		mroce_rate_push(mdev);
 	}

@@ -109,7 +109,9 @@ int mroce_hdr_encode(const struct mroce_hdr *h, void *buf, size_t len);
 /*
  * Parse and validate the len bytes of a received UDP payload. Returns the
  * header length (payload starts there) or -errno, and always stores the
- * verdict in *reason if reason is non-NULL. Never reads beyond len. On
+ * verdict in *reason if reason is non-NULL. Reads the header's bytes
+ * only, never beyond len: a receive path may pass the whole length with
+ * just the header flat in buf (the payload left in page fragments). On
  * failure *h is partly filled and only useful for diagnostics.
  */
 int mroce_hdr_decode(struct mroce_hdr *h, const void *buf, size_t len,
