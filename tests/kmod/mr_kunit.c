@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the MetaRoCE MR code (mr.c) through the API the transport
  * uses: lookup, checks, copies, atomics, sge lists, fast registration,
- * invalidation and deregistration while in use. mr.c is compiled in again
+ * invalidation, deregistration while in use and the zero-copy fragments
+ * of user MRs. mr.c and sge.c are compiled in again
  * here and run against a fake, unregistered device and PDs; kernel memory
  * stands in for DMA MR and fast-reg MR pages (INFINIBAND_VIRT_DMA).
  */
@@ -13,6 +14,7 @@
 #include <linux/workqueue.h>
 
 #include "mr.c"
+#include "sge.c"
 
 struct mr_env {
 	struct mroce_dev *mdev;
@@ -417,12 +419,137 @@ static void mr_keys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(mrs[0], NULL), 0);
 }
 
+/* Byte j of page i of the stand-in user MR below. */
+static u8 frag_byte(int i, unsigned int j)
+{
+	return (i * 7 + j) & 0xff;
+}
+
+static u8 frag_mr_byte(struct mroce_mr *mr, u64 iova)
+{
+	u64 off = mr->offset + iova - mr->iova;
+
+	return frag_byte(off >> PAGE_SHIFT, offset_in_page(off));
+}
+
+/*
+ * Zero-copy transmit: a user MR's pages go into the skb by reference, in
+ * order, contiguous pieces of one page coalesce, and whatever refuses
+ * (bounds, a missing page, the fragments running out, a kernel MR) leaves
+ * the skb as it was and the page references balanced. The user MR is a
+ * stand-in, never registered: kernel pages behind a user MR's fields.
+ */
+static void mr_frags(struct kunit *test)
+{
+	struct mr_env *env = test->priv;
+	struct mroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	unsigned int len, truesize, j;
+	struct page *pages[3] = {};
+	struct sk_buff *skb;
+	struct ib_sge sge;
+	struct ib_mr *dma;
+	u8 *back, *p;
+	int i, ref0, err;
+	u64 iova;
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	back = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, back);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		p = page_address(pages[i]);
+		for (j = 0; j < PAGE_SIZE; j++)
+			p[j] = frag_byte(i, j);
+	}
+	/* Marks the MR as a user MR; mroce_mr_frags() does not follow it. */
+	mr->umem = (struct ib_umem *)mr;
+	mr->pages = pages;
+	mr->npages = ARRAY_SIZE(pages);
+	mr->max_pages = ARRAY_SIZE(pages);
+	mr->offset = 100;
+	mr->iova = 0x7f0000000000ULL + 100;
+	mr->length = ARRAY_SIZE(pages) * PAGE_SIZE - 100;
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put(skb, 16);
+	ref0 = page_ref_count(pages[1]);
+
+	/* 300 bytes across the end of page 0, then 100 more that coalesce. */
+	iova = mr->iova + PAGE_SIZE - 100 - 50;
+	KUNIT_EXPECT_EQ(test, mroce_mr_frags(mr, iova, skb, 300), 0);
+	KUNIT_EXPECT_EQ(test, mroce_mr_frags(mr, iova + 300, skb, 100), 0);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(skb)->frags[0]),
+			    pages[0]);
+	KUNIT_EXPECT_EQ(test, skb_frag_off(&skb_shinfo(skb)->frags[0]),
+			PAGE_SIZE - 50);
+	KUNIT_EXPECT_EQ(test, skb_frag_size(&skb_shinfo(skb)->frags[0]), 50);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&skb_shinfo(skb)->frags[1]),
+			    pages[1]);
+	KUNIT_EXPECT_EQ(test, skb_frag_size(&skb_shinfo(skb)->frags[1]), 350);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pages[1]), ref0 + 1);
+	KUNIT_EXPECT_EQ(test, skb->len, 16 + 400);
+	KUNIT_EXPECT_EQ(test, skb->data_len, 400);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 16, back, 400), 0);
+	for (j = 0; j < 400; j++)
+		if (back[j] != frag_mr_byte(mr, iova + j))
+			break;
+	KUNIT_EXPECT_EQ(test, j, 400);
+	len = skb->len;
+	truesize = skb->truesize;
+
+	/* Past the MR's end, and a page the MR does not have. */
+	KUNIT_EXPECT_EQ(test, mroce_mr_frags(mr, mr->iova + mr->length - 10,
+					     skb, 11), -EOPNOTSUPP);
+	mr->npages = 1;
+	err = mroce_mr_frags(mr, mr->iova + PAGE_SIZE - 150, skb, 200);
+	KUNIT_EXPECT_EQ(test, err, -EOPNOTSUPP);
+	mroce_skb_drop_frags(skb, 2);
+	mr->npages = ARRAY_SIZE(pages);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+
+	/* One-byte pieces with gaps until the fragments run out. */
+	for (i = 0; i < 2 * MAX_SKB_FRAGS; i++) {
+		err = mroce_mr_frags(mr, mr->iova + 2 * i, skb, 1);
+		if (err)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, err, -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, MAX_SKB_FRAGS);
+	mroce_skb_drop_frags(skb, 2);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+	KUNIT_EXPECT_EQ(test, skb->truesize, truesize);
+
+	/* A kernel MR is copied, not referenced: the skb stays as it was. */
+	dma = mroce_get_dma_mr(env->pd, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dma));
+	sge = (struct ib_sge){ .addr = va(back), .length = 512,
+			       .lkey = dma->lkey };
+	KUNIT_EXPECT_EQ(test, mroce_sge_frags(env->mdev, env->pd, &sge, 1, 0,
+					      skb, 300), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, mroce_sge_frags(env->mdev, env->pd2, &sge, 1, 0,
+					      skb, 300), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mroce_sge_frags(env->mdev, env->pd, &sge, 1, 500,
+					      skb, 13), -ERANGE);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 2);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+	KUNIT_EXPECT_EQ(test, mroce_dereg_mr(dma, NULL), 0);
+
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pages[1]), ref0);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		__free_page(pages[i]);
+}
+
 static struct kunit_case mr_cases[] = {
 	KUNIT_CASE(mr_dma),
 	KUNIT_CASE(mr_fast_reg),
 	KUNIT_CASE(mr_sge),
 	KUNIT_CASE(mr_dereg_waits),
 	KUNIT_CASE(mr_keys),
+	KUNIT_CASE(mr_frags),
 	{}
 };
 

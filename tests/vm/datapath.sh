@@ -144,7 +144,15 @@ mverify() {
 }
 check "mroce-verify self-loopback, all opcodes, to 1 MiB" \
 	sh -c "ip netns exec h1 timeout 120 $MV -L -d mroce1 -S 1M >$OUT/loop.cli 2>&1 && grep -q '^ok 1 .* 0 corrupt, 0 errors' $OUT/loop.cli"
+zc1=$(counter mroce1 tx_zerocopy_packets)
+zc2=$(counter mroce2 tx_zerocopy_packets)
 check "mroce-verify between hosts, all opcodes, to 8 MiB" mverify clean 8M 300
+# Its payloads left as page fragments of the MRs (send.c): the client's
+# Sends and Writes, the server's Read responses.
+check "requests sent from the MR's pages: tx_zerocopy_packets $zc2 -> $(counter mroce2 tx_zerocopy_packets)" \
+	counter_ge mroce2 tx_zerocopy_packets $((zc2 + 1000))
+check "read responses sent from the MR's pages: tx_zerocopy_packets $zc1 -> $(counter mroce1 tx_zerocopy_packets)" \
+	counter_ge mroce1 tx_zerocopy_packets $((zc1 + 1000))
 
 retx0=$(counter mroce2 tx_retransmits)
 for h in h1:v1 h2:v2; do

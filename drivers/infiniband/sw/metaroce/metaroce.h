@@ -62,6 +62,7 @@ enum mroce_counter {
 	MROCE_CNT_TX_STALL_PIPE,	/* qp->pipe PSNs unacknowledged */
 	MROCE_CNT_TX_STALL_CWND,	/* no path has window to spare */
 	MROCE_CNT_TX_STALL_PACE,	/* the receiver's rate hint */
+	MROCE_CNT_TX_ZEROCOPY,		/* payload sent as MR page fragments */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };

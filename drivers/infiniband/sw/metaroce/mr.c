@@ -23,6 +23,7 @@
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -538,6 +539,50 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 	}
 }
 
+int mroce_mr_frags(struct mroce_mr *mr, u64 iova, struct sk_buff *skb,
+		   u64 len)
+{
+	struct skb_shared_info *shi = skb_shinfo(skb);
+	unsigned int npages, pgoff, n, i;
+	struct page *page;
+	u64 off;
+
+	/* A user MR's pages and bounds are fixed at registration. */
+	if (!mr->umem)
+		return -EOPNOTSUPP;
+	if (!mroce_in_range(mr->iova, mr->length, iova, len))
+		return -EOPNOTSUPP;
+	off = mr->offset + (iova - mr->iova);
+	npages = min(READ_ONCE(mr->npages), mr->max_pages);
+	while (len) {
+		pgoff = offset_in_page(off);
+		n = min_t(u64, len, PAGE_SIZE - pgoff);
+		page = (off >> PAGE_SHIFT) < npages ? mr->pages[off >> PAGE_SHIFT] :
+		       NULL;
+		if (!page)
+			return -EOPNOTSUPP;
+		i = shi->nr_frags;
+		if (i && skb_can_coalesce(skb, i, page, pgoff)) {
+			skb_frag_size_add(&shi->frags[i - 1], n);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -EOPNOTSUPP;
+			get_page(page);
+			skb_fill_page_desc_noacc(skb, i, page, pgoff, n);
+			/* The application may write the pages meanwhile: no
+			 * in-place transform (ESP) of the stack may use them.
+			 */
+			shi->flags |= SKBFL_SHARED_FRAG;
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int mroce_mr_atomic(struct mroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 		    u64 swap_add, u64 *orig)
 {
@@ -605,55 +650,6 @@ err_range:
 	ibdev_dbg_ratelimited(mr->ibmr.device, "MR %#x: atomic at %#llx out of range\n",
 			      mr->lkey, iova);
 	return -ERANGE;
-}
-
-int mroce_sge_copy(struct mroce_dev *mdev, struct ib_pd *pd,
-		   const struct ib_sge *sge, int num_sge, u64 offset,
-		   void *buf, u64 len, bool to_sge)
-{
-	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
-	struct mroce_mr *mr;
-	u64 total = 0, n, iova;
-	int i, err;
-
-	for (i = 0; i < num_sge; i++)
-		total += sge[i].length;
-	if (offset > total || len > total - offset) {
-		ibdev_dbg_ratelimited(&mdev->ibdev, "sge copy of %llu bytes at %llu past the list (%llu)\n",
-				      len, offset, total);
-		return -ERANGE;
-	}
-
-	for (i = 0; i < num_sge && len; i++) {
-		if (offset >= sge[i].length) {
-			offset -= sge[i].length;
-			continue;
-		}
-		n = min_t(u64, len, sge[i].length - offset);
-		iova = sge[i].addr + offset;
-		if (iova < offset) {
-			ibdev_dbg_ratelimited(&mdev->ibdev, "sge %#llx+%llu wraps\n",
-					      sge[i].addr, offset);
-			return -EINVAL;
-		}
-		mr = mroce_mr_lookup(mdev, sge[i].lkey, false);
-		if (!mr) {
-			ibdev_dbg_ratelimited(&mdev->ibdev, "sge lkey %#x unknown or invalid\n",
-					      sge[i].lkey);
-			return -EINVAL;
-		}
-		err = mroce_mr_check(mr, pd, iova, n, access);
-		if (err) {
-			mroce_mr_put(mr);
-			return -EINVAL;
-		}
-		mroce_mr_copy(mr, iova, buf, n, to_sge);
-		mroce_mr_put(mr);
-		buf += n;
-		len -= n;
-		offset = 0;
-	}
-	return 0;
 }
 
 int mroce_mr_fast_reg(struct mroce_dev *mdev, struct ib_mr *ibmr, u32 key,

@@ -16,6 +16,7 @@
 #include "metaroce.h"
 
 struct ib_umem;
+struct sk_buff;
 
 /*
  * mdev->mr_xa holds memory windows too, so that MR and MW keys never
@@ -102,6 +103,18 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 iova, void *buf, u64 len,
 		   bool to_mr);
 
 /*
+ * Zero-copy transmit: append the pages under [iova, iova + len) of mr to
+ * skb as fragments, a page reference each, instead of copying the bytes.
+ * Only a user MR qualifies: its pages and bounds are fixed while it
+ * exists, and the references keep the pages past a deregistration, while
+ * a kernel MR may map slab memory, which the stack must not hold by
+ * reference. -EOPNOTSUPP if mr does not qualify or the fragments run out;
+ * skb may then hold part of the range (mroce_skb_drop_frags()).
+ */
+int mroce_mr_frags(struct mroce_mr *mr, u64 iova, struct sk_buff *skb,
+		   u64 len);
+
+/*
  * 8-byte atomic at iova of mr (checked, aligned): compare-and-swap when
  * cmp_swap, else fetch-and-add. *orig gets the previous value. Atomic with
  * respect to every other MetaRoCE atomic on the host. Checks again: 0, or
@@ -120,6 +133,19 @@ int mroce_mr_atomic(struct mroce_mr *mr, u64 iova, bool cmp_swap, u64 compare,
 int mroce_sge_copy(struct mroce_dev *mdev, struct ib_pd *pd,
 		   const struct ib_sge *sge, int num_sge, u64 offset,
 		   void *buf, u64 len, bool to_sge);
+
+/*
+ * mroce_sge_copy() from the list into skb's fragments: mroce_mr_frags()
+ * for each piece. 0, -EINVAL, -ERANGE as mroce_sge_copy(), or -EOPNOTSUPP
+ * (an MR does not qualify, too many pieces: copy instead); on failure skb
+ * is as it was.
+ */
+int mroce_sge_frags(struct mroce_dev *mdev, struct ib_pd *pd,
+		    const struct ib_sge *sge, int num_sge, u64 offset,
+		    struct sk_buff *skb, u64 len);
+
+/* Drop the page fragments of skb past the first nr. */
+void mroce_skb_drop_frags(struct sk_buff *skb, unsigned int nr);
 
 /*
  * IB_WR_REG_MR: make ibmr (from alloc_mr + map_mr_sg) valid as key. 0, or

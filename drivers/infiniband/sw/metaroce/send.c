@@ -22,6 +22,7 @@
 
 #define MROCE_TX_BUDGET		64	/* packets per tx_work run */
 #define MROCE_TX_ACK_BUDGET	16	/* packets sent from one ACK */
+#define MROCE_ZCOPY_MIN		256	/* payload bytes worth a page reference */
 
 void mroce_tx_kick(struct mroce_qp *qp)
 {
@@ -29,17 +30,32 @@ void mroce_tx_kick(struct mroce_qp *qp)
 }
 
 /*
- * Allocate a packet stamped now, encode h into it and reserve len payload
- * bytes. Callers that already read the clock pass it: under emulation a
- * clock read per packet was 2% of the CPU of a bulk transfer.
+ * A user QP's payload goes as page fragments of its pinned MRs: in a bulk
+ * transfer the copy into the packet was the sender's largest cost of its
+ * own. Small payloads are cheaper to copy than to reference; inline data
+ * has no MR.
+ */
+static bool mroce_zcopy(struct mroce_qp *qp, int send_flags, u32 len)
+{
+	return qp->is_user && len >= MROCE_ZCOPY_MIN &&
+	       !(send_flags & IB_SEND_INLINE);
+}
+
+/*
+ * Allocate a packet stamped now and encode h, whose payload is len bytes,
+ * into it, with linear room for them unless they go as fragments
+ * (@zcopy). The payload is placed by the caller. Callers that already
+ * read the clock pass it: under emulation a clock read per packet was 2%
+ * of the CPU of a bulk transfer.
  */
 static struct sk_buff *mroce_new_pkt(struct mroce_qp *qp, struct mroce_hdr *h,
-				     u64 now, u32 len, void **payload)
+				     u64 now, u32 len, bool zcopy)
 {
 	struct sk_buff *skb;
 	int hlen;
 
-	skb = mroce_alloc_skb(qp->mdev, METAROCE_MAX_HDR_LEN + len);
+	skb = mroce_alloc_skb(qp->mdev,
+			      METAROCE_MAX_HDR_LEN + (zcopy ? 0 : len));
 	if (!skb)
 		return NULL;
 	h->dqpn = qp->dqpn;
@@ -51,8 +67,20 @@ static struct sk_buff *mroce_new_pkt(struct mroce_qp *qp, struct mroce_hdr *h,
 		return NULL;
 	}
 	skb_put(skb, hlen);
-	*payload = skb_put(skb, len);
 	return skb;
+}
+
+/*
+ * len payload bytes in the linear part of skb, after mroce_new_pkt(). A
+ * zero-copy packet that had to fall back to a copy (and has no fragments
+ * left) grows here.
+ */
+static void *mroce_pkt_put(struct sk_buff *skb, u32 len)
+{
+	if (skb_tailroom(skb) < len &&
+	    pskb_expand_head(skb, 0, len - skb_tailroom(skb), GFP_ATOMIC))
+		return NULL;
+	return skb_put(skb, len);
 }
 
 static void mroce_send_pkt(struct mroce_qp *qp, struct sk_buff *skb,
@@ -69,6 +97,35 @@ static void mroce_txpkt_clear(struct mroce_txpkt *t)
 	t->path = MROCE_PATH_NONE;
 }
 
+/* The len payload bytes of a request packet at offset of its message. */
+static int mroce_fill_payload(struct mroce_qp *qp, struct mroce_swqe *wqe,
+			      u32 offset, struct sk_buff *skb, u32 len)
+{
+	void *data;
+	int err;
+
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		data = mroce_pkt_put(skb, len);
+		if (!data)
+			return -ENOMEM;
+		memcpy(data, wqe->inline_data + offset, len);
+		return 0;
+	}
+	if (mroce_zcopy(qp, wqe->send_flags, len)) {
+		err = mroce_sge_frags(qp->mdev, qp->ibqp.pd, wqe->sge,
+				      wqe->num_sge, offset, skb, len);
+		if (!err)
+			mroce_count(qp->mdev, MROCE_CNT_TX_ZEROCOPY, 1);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	data = mroce_pkt_put(skb, len);
+	if (!data)
+		return -ENOMEM;
+	return mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+			      offset, data, len, false);
+}
+
 /*
  * Build and transmit the request packet of PSN psn from its txpkt on path
  * idx; track it there unless it is a probe.
@@ -80,7 +137,6 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	u32 len = t->len;
 	struct mroce_hdr h = {};
 	struct sk_buff *skb;
-	void *data;
 	int err = 0;
 
 	h.opcode = t->opcode;
@@ -124,16 +180,12 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 		break;
 	}
 
-	skb = mroce_new_pkt(qp, &h, now, len, &data);
+	skb = mroce_new_pkt(qp, &h, now, len,
+			    mroce_zcopy(qp, wqe->send_flags, len));
 	if (!skb)
 		return -ENOMEM;
 	if (len) {
-		if (wqe->send_flags & IB_SEND_INLINE)
-			memcpy(data, wqe->inline_data + t->offset, len);
-		else
-			err = mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge,
-					     wqe->num_sge, t->offset, data, len,
-					     false);
+		err = mroce_fill_payload(qp, wqe, t->offset, skb, len);
 		if (err) {
 			kfree_skb(skb);
 			return err;
@@ -149,6 +201,26 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	return 0;
 }
 
+/* A read response's payload: fragments of a user MR, else a copy. */
+static int mroce_resp_payload(struct mroce_qp *qp, struct mroce_mr *mr,
+			      u64 iova, struct sk_buff *skb, u32 len)
+{
+	void *data;
+
+	if (mroce_zcopy(qp, 0, len)) {
+		if (!mroce_mr_frags(mr, iova, skb, len)) {
+			mroce_count(qp->mdev, MROCE_CNT_TX_ZEROCOPY, 1);
+			return 0;
+		}
+		mroce_skb_drop_frags(skb, 0);
+	}
+	data = mroce_pkt_put(skb, len);
+	if (!data)
+		return -ENOMEM;
+	mroce_mr_copy(mr, iova, data, len, false);
+	return 0;
+}
+
 /*
  * Send the next response packet of the oldest queued read or atomic; a
  * response takes the PSN of the request packet it answers. Lock held.
@@ -160,7 +232,6 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 	struct sk_buff *skb;
 	struct mroce_mr *mr;
 	u32 len = 0;
-	void *data;
 	int err = 0;
 
 	if (qp->rdq_tail == qp->rdq_head)
@@ -183,7 +254,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 		if (rd->offset + len >= rd->len)
 			h.flags |= METAROCE_F_LAST;
 	}
-	skb = mroce_new_pkt(qp, &h, now, len, &data);
+	skb = mroce_new_pkt(qp, &h, now, len, mroce_zcopy(qp, 0, len));
 	if (!skb)
 		return false;
 	if (len) {
@@ -193,7 +264,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 				       IB_ACCESS_REMOTE_READ, &iova);
 		err = PTR_ERR_OR_ZERO(mr);
 		if (!err) {
-			mroce_mr_copy(mr, iova, data, len, false);
+			err = mroce_resp_payload(qp, mr, iova, skb, len);
 			mroce_mr_put(mr);
 		}
 	}
@@ -201,7 +272,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 	if (rd->atomic || rd->offset >= rd->len)
 		qp->rdq_tail++;
 	if (err) {
-		/* The MR went away since the request was checked. */
+		/* The MR went away since the request was checked, or memory. */
 		kfree_skb(skb);
 		return true;
 	}
@@ -221,7 +292,6 @@ static void mroce_ack_emit(struct mroce_qp *qp, bool echo)
 	u16 path = qp->last_path;
 	struct mroce_hdr h = {};
 	struct sk_buff *skb;
-	void *unused;
 
 	h.opcode = METAROCE_OP_ACK;
 	h.path_id = path;
@@ -252,7 +322,7 @@ static void mroce_ack_emit(struct mroce_qp *qp, bool echo)
 
 	trace_mroce_ack_tx(qp->ibqp.qp_num, qp->dqpn, h.ack.ack_psn,
 			   h.ack.syndrome, echo);
-	skb = mroce_new_pkt(qp, &h, ktime_get_ns(), 0, &unused);
+	skb = mroce_new_pkt(qp, &h, ktime_get_ns(), 0, false);
 	if (skb)
 		mroce_send_pkt(qp, skb, mroce_paths_ack_sport(qp, path));
 }
