@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 #include <metaroce/wire.h>
 #include "metaroce.h"
+#include "recv.h"
 
 MODULE_AUTHOR("The MetaRoCE authors");
 MODULE_DESCRIPTION("MetaRoCE: multipath RDMA over UDP, software provider");
@@ -155,9 +156,12 @@ static int __init mroce_module_init(void)
 	mroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!mroce_wq)
 		return -ENOMEM;
-	err = mroce_net_init();
+	err = mroce_recv_init();
 	if (err)
 		goto err_wq;
+	err = mroce_net_init();
+	if (err)
+		goto err_recv;
 	err = register_netdevice_notifier(&mroce_netdev_nb);
 	if (err)
 		goto err_net;
@@ -167,6 +171,8 @@ static int __init mroce_module_init(void)
 
 err_net:
 	mroce_net_exit();
+err_recv:
+	mroce_recv_exit();
 err_wq:
 	destroy_workqueue(mroce_wq);
 	return err;
@@ -179,6 +185,7 @@ static void __exit mroce_module_exit(void)
 	mroce_unregister_all();
 	unregister_netdevice_notifier(&mroce_netdev_nb);
 	mroce_net_exit();
+	mroce_recv_exit();
 	destroy_workqueue(mroce_wq);
 	pr_info("%s: unloaded\n", MROCE_DRV_NAME);
 }

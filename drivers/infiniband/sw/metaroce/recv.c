@@ -7,6 +7,7 @@
  */
 
 #include <linux/ip.h>
+#include <linux/percpu.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
@@ -505,15 +506,38 @@ static bool mroce_rx_pull_hdr(struct sk_buff *skb)
 }
 
 /*
+ * A payload in several fragments is gathered here: receive runs in
+ * softirq, one packet at a time per CPU, and the payload is placed before
+ * mroce_recv() returns.
+ */
+static u8 __percpu *mroce_rx_bounce;
+
+int mroce_recv_init(void)
+{
+	mroce_rx_bounce = __alloc_percpu(METAROCE_MAX_PAYLOAD, SMP_CACHE_BYTES);
+	return mroce_rx_bounce ? 0 : -ENOMEM;
+}
+
+/* After the sockets are gone: no receive may still be running. */
+void mroce_recv_exit(void)
+{
+	synchronize_net();
+	free_percpu(mroce_rx_bounce);
+}
+
+/*
  * The len payload bytes at off, flat. A NIC (virtio-net among them) often
  * hands the frame over as a page fragment behind the few header bytes it
  * copied; once the headers are pulled the payload is that fragment, read
- * in place. Linearizing it instead cost an allocation and a copy of the
- * whole packet. Anything else is linearized. NULL if that fails.
+ * in place. A payload in several fragments (a zero-copy sender's pages
+ * across veth or lo) is gathered into this CPU's bounce buffer.
+ * Linearizing instead cost an allocation and a copy of the whole packet.
+ * Anything else is linearized. NULL if that fails.
  */
 static const u8 *mroce_rx_payload(struct sk_buff *skb, u32 off, u32 len)
 {
 	const skb_frag_t *f = &skb_shinfo(skb)->frags[0];
+	u8 *bounce;
 	void *p;
 
 	if (skb_headlen(skb) >= off + len)
@@ -524,6 +548,10 @@ static const u8 *mroce_rx_payload(struct sk_buff *skb, u32 off, u32 len)
 		p = skb_frag_address_safe(f);
 		if (p)
 			return p;
+	}
+	if (len <= METAROCE_MAX_PAYLOAD) {
+		bounce = this_cpu_ptr(mroce_rx_bounce);
+		return skb_copy_bits(skb, off, bounce, len) ? NULL : bounce;
 	}
 	if (skb_linearize(skb))
 		return NULL;
