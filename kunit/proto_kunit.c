@@ -53,6 +53,7 @@ MT_CASE(seg_len)
 MT_CASE(psn)
 MT_CASE(sack)
 MT_CASE(sack_window)
+MT_CASE(sack_model)
 
 static void fuzz_case(struct kunit *test)
 {
@@ -85,6 +86,7 @@ static struct kunit_case mroce_seq_cases[] = {
 	KUNIT_CASE(psn_case),
 	KUNIT_CASE(sack_case),
 	KUNIT_CASE(sack_window_case),
+	KUNIT_CASE(sack_model_case),
 	{}
 };
 

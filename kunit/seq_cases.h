@@ -165,4 +165,84 @@ static void test_sack_window(struct mt *t)
 	MT_CHECK(t, mroce_sack_pull(&s) == base + 2);
 }
 
+/*
+ * Random sets, clears and advances of windows of 256 and 2048 PSNs
+ * across the wrap, against a bit per PSN: the words in use (sack.c)
+ * must never hide a bit, nor leave one behind when the base passes it.
+ */
+static void test_sack_model(struct mt *t)
+{
+	static const u32 sizes[] = { METAROCE_SACK_BITS, METAROCE_PSN_WINDOW };
+	static u8 model[32768];		/* by PSN - start */
+	unsigned int z, n, bad = 0, j;
+	const u32 start = 0xfffff000;
+	struct mroce_sack s;
+	u32 b, psn, bits;
+	u8 w[METAROCE_SACK_BYTES];
+
+	rng_state = 0x5ac4 * 0x9e3779b97f4a7c15ULL + 1;
+	for (z = 0; z < ARRAY_SIZE(sizes); z++) {
+		bits = sizes[z];
+		b = sizeof(model);
+		for (n = 0; n < 8000; n++) {
+			u64 r = rng();
+			int want;
+
+			if (b + 2 * bits + 200 >= sizeof(model)) {
+				mroce_sack_init(&s, start, bits);
+				memset(model, 0, sizeof(model));
+				b = 0;
+			}
+
+			psn = start + b + (u32)(r >> 8) % (bits + 8);
+			switch (r % 8) {
+			case 0:		/* a hole filled, maybe far ahead */
+			case 1:
+			case 2:
+			case 3:
+				want = psn - start - b >= bits ? -ERANGE :
+				       model[psn - start];
+				bad += mroce_sack_set(&s, psn) != want;
+				if (!want)
+					model[psn - start] = 1;
+				break;
+			case 4:
+				if (psn - start - b < bits)
+					model[psn - start] = 0;
+				mroce_sack_clear(&s, psn);
+				break;
+			case 5:		/* cumulative ACK: a step, at times long */
+				b += (r >> 20) % ((r & 0x3c0) ? 70 : bits + 70);
+				mroce_sack_advance(&s, start + b);
+				break;
+			default:	/* the receiver's pull to the first hole */
+				while (model[b])
+					b++;
+				bad += mroce_sack_pull(&s) != start + b;
+				break;
+			}
+			/* The window reads as set (a sample: KUnit runs it
+			 * under KASAN on an emulated CPU).
+			 */
+			if (n % 8 && r % 8 < 5)
+				continue;
+			for (j = 0; j < bits + 64; j += 1 + (r >> 40) % 7)
+				bad += mroce_sack_test(&s, start + b + j) !=
+				       (j < bits && model[b + j]);
+			for (j = 0; j < bits && model[b + j]; j++)
+				;
+			bad += mroce_sack_first_missing(&s) != start + b + j;
+			for (want = 0, j = 0; j < bits; j++)
+				want += model[b + j];
+			bad += mroce_sack_count(&s) != (unsigned int)want;
+		}
+		/* The first 256 bits on the wire read back. */
+		mroce_sack_to_wire(&s, start + b, w);
+		for (j = 0; j < METAROCE_SACK_BITS; j++)
+			bad += !!(w[j / 8] & (1 << (j % 8))) !=
+			       (j < bits && model[b + j]);
+	}
+	MT_CHECK(t, bad == 0);
+}
+
 #endif /* MROCE_SEQ_CASES_H */

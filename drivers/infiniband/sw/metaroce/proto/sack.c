@@ -2,6 +2,8 @@
 /*
  * SACK bitmap kept as u64 words so that advancing the base is a word
  * shift rather than a per-bit loop; the wire form is LSB-first bytes.
+ * The words in use are counted: a receiver's window is 32 words, and in
+ * order it advances by one PSN a packet with one word in use.
  */
 #include "sack.h"
 #include "psn.h"
@@ -13,15 +15,10 @@ void mroce_sack_init(struct mroce_sack *s, u32 base, u32 bits)
 	s->bits = bits;
 }
 
-static unsigned int sack_words(const struct mroce_sack *s)
-{
-	return s->bits / 64;
-}
-
 /* The 64 bits from window index i (past the window: 0). */
 static u64 sack_word_at(const struct mroce_sack *s, u32 i)
 {
-	unsigned int k = i / 64, bits = i % 64, n = sack_words(s);
+	unsigned int k = i / 64, bits = i % 64, n = s->used;
 	u64 lo = k < n ? s->map[k] : 0;
 	u64 hi = k + 1 < n ? s->map[k + 1] : 0;
 
@@ -42,6 +39,8 @@ int mroce_sack_set(struct mroce_sack *s, u32 psn)
 	if (s->map[i / 64] & bit)
 		return 1;
 	s->map[i / 64] |= bit;
+	if (i / 64 >= s->used)
+		s->used = i / 64 + 1;
 	return 0;
 }
 
@@ -67,29 +66,35 @@ bool mroce_sack_test(const struct mroce_sack *s, u32 psn)
 void mroce_sack_advance(struct mroce_sack *s, u32 new_base)
 {
 	u32 n = new_base - s->base;
-	unsigned int k;
+	unsigned int k, used;
 
 	if (mroce_psn_before_eq(new_base, s->base))
 		return;
 	s->base = new_base;
-	if (n >= s->bits) {
-		memset(s->map, 0, sizeof(s->map));
+	if (n >= s->used * 64) {
+		memset(s->map, 0, s->used * sizeof(s->map[0]));
+		s->used = 0;
 		return;
 	}
 	/* Word k reads from k * 64 + n, never behind what it overwrites. */
-	for (k = 0; k < sack_words(s); k++)
+	used = (s->used * 64 - n + 63) / 64;
+	for (k = 0; k < used; k++)
 		s->map[k] = sack_word_at(s, k * 64 + n);
+	for (; k < s->used; k++)
+		s->map[k] = 0;
+	s->used = used;
 }
 
 u32 mroce_sack_first_missing(const struct mroce_sack *s)
 {
 	unsigned int k;
 
-	for (k = 0; k < sack_words(s); k++) {
+	for (k = 0; k < s->used; k++) {
 		if (s->map[k] != ~0ULL)
 			return s->base + k * 64 + __builtin_ctzll(~s->map[k]);
 	}
-	return s->base + s->bits;
+	/* The word after the last in use is clear, or the window ends. */
+	return s->base + s->used * 64;
 }
 
 u32 mroce_sack_pull(struct mroce_sack *s)
@@ -103,8 +108,8 @@ unsigned int mroce_sack_count_range(const struct mroce_sack *s, u32 from,
 {
 	unsigned int k, n = 0;
 
-	if (to > s->bits)
-		to = s->bits;
+	if (to > s->used * 64)
+		to = s->used * 64;
 	if (from >= to)
 		return 0;
 	for (k = from / 64; k <= (to - 1) / 64; k++) {
@@ -157,4 +162,5 @@ void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 	mroce_sack_init(s, base, METAROCE_SACK_BITS);
 	for (i = 0; i < METAROCE_SACK_BYTES; i++)
 		s->map[i / 8] |= (u64)wire[i] << ((i % 8) * 8);
+	s->used = METAROCE_SACK_BITS / 64;
 }

@@ -16,6 +16,7 @@
 struct mroce_sack {
 	u32 base;
 	u32 bits;			/* window size, a multiple of 64 */
+	u32 used;			/* map[used] on are all zero */
 	u64 map[MROCE_SACK_MAX_WORDS];	/* bit i of the window: map[i / 64] */
 };
 
