@@ -529,10 +529,10 @@ void mroce_recv_exit(void)
  * The len payload bytes at off, flat. A NIC (virtio-net among them) often
  * hands the frame over as a page fragment behind the few header bytes it
  * copied; once the headers are pulled the payload is that fragment, read
- * in place. A payload in several fragments (a zero-copy sender's pages
- * across veth or lo) is gathered into this CPU's bounce buffer.
- * Linearizing instead cost an allocation and a copy of the whole packet.
- * Anything else is linearized. NULL if that fails.
+ * in place. Any other layout (a zero-copy sender's pages across veth or
+ * lo: several fragments) is gathered into this CPU's bounce buffer;
+ * linearizing instead cost an allocation and a copy of the whole packet.
+ * NULL if the skb is shorter than the header says.
  */
 static const u8 *mroce_rx_payload(struct sk_buff *skb, u32 off, u32 len)
 {
@@ -549,13 +549,11 @@ static const u8 *mroce_rx_payload(struct sk_buff *skb, u32 off, u32 len)
 		if (p)
 			return p;
 	}
-	if (len <= METAROCE_MAX_PAYLOAD) {
-		bounce = this_cpu_ptr(mroce_rx_bounce);
-		return skb_copy_bits(skb, off, bounce, len) ? NULL : bounce;
-	}
-	if (skb_linearize(skb))
+	/* The codec bounds payload_len; the buffer's size is that bound. */
+	if (WARN_ON_ONCE(len > METAROCE_MAX_PAYLOAD))
 		return NULL;
-	return skb->data + off;
+	bounce = this_cpu_ptr(mroce_rx_bounce);
+	return skb_copy_bits(skb, off, bounce, len) ? NULL : bounce;
 }
 
 void mroce_recv(struct mroce_dev *mdev, struct sk_buff *skb)

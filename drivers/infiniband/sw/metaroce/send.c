@@ -88,6 +88,9 @@ static void mroce_send_pkt(struct mroce_qp *qp, struct sk_buff *skb,
 {
 	mroce_count(qp->mdev, MROCE_CNT_TX_PACKETS, 1);
 	mroce_count(qp->mdev, MROCE_CNT_TX_BYTES, skb->len);
+	/* mroce_new_pkt() is linear: only MR fragments make it otherwise. */
+	if (skb_is_nonlinear(skb))
+		mroce_count(qp->mdev, MROCE_CNT_TX_ZEROCOPY, 1);
 	mroce_xmit(qp, skb, sport);
 }
 
@@ -97,31 +100,30 @@ static void mroce_txpkt_clear(struct mroce_txpkt *t)
 	t->path = MROCE_PATH_NONE;
 }
 
-/* The len payload bytes of a request packet at offset of its message. */
+/*
+ * The len payload bytes of a request packet at offset of its message, as
+ * MR fragments if @zcopy (mroce_zcopy()) and they can be.
+ */
 static int mroce_fill_payload(struct mroce_qp *qp, struct mroce_swqe *wqe,
-			      u32 offset, struct sk_buff *skb, u32 len)
+			      u32 offset, struct sk_buff *skb, u32 len,
+			      bool zcopy)
 {
 	void *data;
 	int err;
 
-	if (wqe->send_flags & IB_SEND_INLINE) {
-		data = mroce_pkt_put(skb, len);
-		if (!data)
-			return -ENOMEM;
-		memcpy(data, wqe->inline_data + offset, len);
-		return 0;
-	}
-	if (mroce_zcopy(qp, wqe->send_flags, len)) {
+	if (zcopy) {
 		err = mroce_sge_frags(qp->mdev, qp->ibqp.pd, wqe->sge,
 				      wqe->num_sge, offset, skb, len);
-		if (!err)
-			mroce_count(qp->mdev, MROCE_CNT_TX_ZEROCOPY, 1);
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
 	data = mroce_pkt_put(skb, len);
 	if (!data)
 		return -ENOMEM;
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		memcpy(data, wqe->inline_data + offset, len);
+		return 0;
+	}
 	return mroce_sge_copy(qp->mdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
 			      offset, data, len, false);
 }
@@ -138,6 +140,7 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	struct mroce_hdr h = {};
 	struct sk_buff *skb;
 	int err = 0;
+	bool zcopy;
 
 	h.opcode = t->opcode;
 	h.flags = t->flags | METAROCE_F_ECNCAP;
@@ -180,12 +183,12 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 		break;
 	}
 
-	skb = mroce_new_pkt(qp, &h, now, len,
-			    mroce_zcopy(qp, wqe->send_flags, len));
+	zcopy = mroce_zcopy(qp, wqe->send_flags, len);
+	skb = mroce_new_pkt(qp, &h, now, len, zcopy);
 	if (!skb)
 		return -ENOMEM;
 	if (len) {
-		err = mroce_fill_payload(qp, wqe, t->offset, skb, len);
+		err = mroce_fill_payload(qp, wqe, t->offset, skb, len, zcopy);
 		if (err) {
 			kfree_skb(skb);
 			return err;
@@ -201,17 +204,15 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	return 0;
 }
 
-/* A read response's payload: fragments of a user MR, else a copy. */
-static int mroce_resp_payload(struct mroce_qp *qp, struct mroce_mr *mr,
-			      u64 iova, struct sk_buff *skb, u32 len)
+/* A read response's payload: fragments of a user MR if @zcopy, else a copy. */
+static int mroce_resp_payload(struct mroce_mr *mr, u64 iova,
+			      struct sk_buff *skb, u32 len, bool zcopy)
 {
 	void *data;
 
-	if (mroce_zcopy(qp, 0, len)) {
-		if (!mroce_mr_frags(mr, iova, skb, len)) {
-			mroce_count(qp->mdev, MROCE_CNT_TX_ZEROCOPY, 1);
+	if (zcopy) {
+		if (!mroce_mr_frags(mr, iova, skb, len))
 			return 0;
-		}
 		mroce_skb_drop_frags(skb, 0);
 	}
 	data = mroce_pkt_put(skb, len);
@@ -233,6 +234,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 	struct mroce_mr *mr;
 	u32 len = 0;
 	int err = 0;
+	bool zcopy;
 
 	if (qp->rdq_tail == qp->rdq_head)
 		return false;
@@ -254,7 +256,8 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 		if (rd->offset + len >= rd->len)
 			h.flags |= METAROCE_F_LAST;
 	}
-	skb = mroce_new_pkt(qp, &h, now, len, mroce_zcopy(qp, 0, len));
+	zcopy = mroce_zcopy(qp, 0, len);
+	skb = mroce_new_pkt(qp, &h, now, len, zcopy);
 	if (!skb)
 		return false;
 	if (len) {
@@ -264,7 +267,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 				       IB_ACCESS_REMOTE_READ, &iova);
 		err = PTR_ERR_OR_ZERO(mr);
 		if (!err) {
-			err = mroce_resp_payload(qp, mr, iova, skb, len);
+			err = mroce_resp_payload(mr, iova, skb, len, zcopy);
 			mroce_mr_put(mr);
 		}
 	}
