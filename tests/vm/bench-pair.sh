@@ -26,7 +26,14 @@
 # BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
 # `rdma res show qp -dd`, kept in raw/; unset: none), BENCH_LOSS_AT
 # (ingress: a drop filter where the wire ends, the default; netem: netem
-# on the egress, as before 2026-12-02; see lose())
+# on the egress, as before 2026-12-02; see lose()), BENCH_PERF (1: sample
+# both hosts' CPUs with perf during MetaRoCE's runs, reports in raw/;
+# the sampling costs rate, so not for the figures), BENCH_ALT_KO (a
+# second build of rdma_metaroce.ko, under REPO; the stack metaroce_b
+# runs it, so BENCH_STACKS=metaroce,metaroce_b compares two builds on
+# one wire in turns: the host drifts too much between two bench runs),
+# BENCH_TURN_LOSS (loss points, percent, that the turns below run too,
+# ib_write_bw 64 KiB of BENCH_LOSS_BYTES each, stored as turnloss-rR)
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -53,7 +60,8 @@ LOSS_SHAPE=${BENCH_LOSS_SHAPE:-40}
 LOSS_SHAPE_BYTES=${BENCH_LOSS_SHAPE_BYTES:-16777216}
 SHAPE=${BENCH_SHAPE:-6}
 SHAPE_SECS=${BENCH_SHAPE_SECS:-8}
-STACKS=${BENCH_STACKS:-rxe metaroce}
+STACKS=${BENCH_STACKS:-rxe,metaroce}
+STACKS=${STACKS//,/ }
 RES=${BENCH_RES:-}
 REPEAT=${BENCH_REPEAT:-5}
 TARGET_REPEAT=${BENCH_TARGET_REPEAT:-5}
@@ -64,6 +72,9 @@ MROCE_DRIVERS=$RDMAV_DRIVERS
 declare -A GID
 
 part() { [[ ",$PARTS," == *",$1,"* ]]; }
+# mroce STACK: whether STACK is MetaRoCE (metaroce or the alternative
+# build, metaroce_b).
+mroce() { [ "${1%_b}" = metaroce ]; }
 row() { [ "$me" = b ] && echo "$1,$2,$3,$4,$5" >>"$CSV"; }
 
 # bind STACK: STACK's device on eth0, port active, GID index in GID[].
@@ -73,14 +84,29 @@ row() { [ "$me" = b ] && echo "$1,$2,$3,$4,$5" >>"$CSV"; }
 bind() {
 	local d=${1}0
 	if [ "$1" = rxe ]; then unset RDMAV_DRIVERS; else export RDMAV_DRIVERS=$MROCE_DRIVERS; fi
-	check "rdma link add $d type $1 netdev eth0" \
-		rdma link add "$d" type "$1" netdev eth0
+	mroce "$1" && load_build "$1"
+	check "rdma link add $d type ${1%_b} netdev eth0" \
+		rdma link add "$d" type "${1%_b}" netdev eth0
 	check "$d port ACTIVE" \
 		wait_for 20 sh -c "ibv_devinfo -d $d | grep -q PORT_ACTIVE"
 	dev=$d
 	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
 	GID[$1]=$(gid_v4)
 	echo "host $me: $d, IPv4 GID index ${GID[$1]}"
+}
+
+# load_build STACK: the module STACK runs loaded (BENCH_ALT_KO for
+# metaroce_b), replacing the other build if that one is in.
+loaded=metaroce
+load_build() {
+	[ "$1" = "$loaded" ] && return
+	rmmod rdma_metaroce
+	if [ "$1" = metaroce_b ]; then
+		check "alternative build loads" insmod "$BENCH_ALT_KO"
+	else
+		check "rdma_metaroce loads again" modprobe rdma_metaroce
+	fi
+	loaded=$1
 }
 
 # bind_both STACK TAG: STACK's device bound on both hosts, the peer
@@ -153,6 +179,33 @@ hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
 HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed tx_local_queue_waits tx_stall_psn_window tx_stall_pipe tx_stall_cwnd tx_stall_pace"
 
+# perf_start, perf_stop PREFIX: this host's CPU samples (cpu-clock: TCG
+# has no PMU) over one run, by symbol into PREFIX.txt, by caller into
+# PREFIX-callers.txt. `command`: perf() below is the run, not the tool.
+perf_pid=
+perf_start() {
+	command perf record -e cpu-clock -F 999 -a -g -o /run/perf.data \
+		>/dev/null 2>&1 &
+	perf_pid=$!
+	# perf takes seconds to start under TCG: sample the run, not that.
+	for _ in $(seq 100); do
+		[ -s /run/perf.data ] && break
+		sleep 0.2
+	done
+	sleep 2
+}
+perf_stop() {
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	perf_pid=
+	command perf report -i /run/perf.data --no-children --sort sym \
+		--stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' |
+		head -80 >"$1.txt"
+	command perf report -i /run/perf.data --no-children --sort sym \
+		--stdio -G 2>/dev/null | head -600 >"$1-callers.txt"
+	rm -f /run/perf.data
+}
+
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
@@ -162,7 +215,7 @@ perf() {
 	shift 6
 	port=$((19000 + step + 1))
 	dev=${stack}0
-	if [ -n "$RES" ] && [ "$stack" = metaroce ]; then
+	if [ -n "$RES" ] && mroce "$stack"; then
 		sample_res "$RES" >"$raw/res-$bench-$x.$me.txt" &
 		rp=$!
 	fi
@@ -171,15 +224,18 @@ perf() {
 		sp=$!
 		k0=$(kmem)
 		q0=$(qdisc_drops eth0)
-		if [ "$stack" = metaroce ]; then
+		if mroce "$stack"; then
 			for c in $HWC; do c0[$c]=$(hwc "$c"); done
 		fi
 		sample_kmem >"$raw/kmem" &
 		mp=$!
 	fi
 	local P=(-d "$dev" -x "${GID[$stack]}" -F -p "$port" --report_gbits)
+	[ "${BENCH_PERF:-}" = 1 ] && mroce "$stack" &&
+		perf_start
 	pair "$bench-$stack-$x" "$tmo" "tcp:$port" "$mult" \
 		"$tool" "${P[@]}" "$@" -- "$tool" "${P[@]}" "$@" "$srv_ip"
+	[ -n "$perf_pid" ] && perf_stop "$raw/perf-$bench-$x.$me"
 	[ -n "$rp" ] && { kill "$rp"; wait "$rp"; } 2>/dev/null
 	[ "$me" = b ] || return 0
 	kill $sp $mp 2>/dev/null
@@ -208,7 +264,7 @@ perf() {
 		row "$bench" "$stack" "$x" p99_us "$p99"
 		row "$bench" "$stack" "$x" avg_us "$avg"
 	done
-	if [ "$stack" = metaroce ]; then
+	if mroce "$stack"; then
 		for c in $HWC; do
 			row "$bench" "$stack" "$x" "$c" $(($(hwc "$c") - c0[$c]))
 		done
@@ -336,7 +392,7 @@ loss_series() {
 			[ "$r" = 1 ] && [ "${PAIR_RC:-1}" = 0 ] && done_[$pct]=1
 			# Both hosts: the receiver's duplicates tell spurious
 			# resends from repairs.
-			if [ "$s" = metaroce ]; then
+			if mroce "$s"; then
 				grep -H . "$(hwc_dir)"/* >"$OUT/hwc-$(rep "$bench" "$r")-$pct.txt"
 			fi
 		done
@@ -404,12 +460,18 @@ for r in $(seq 2 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); 
 	bw=0 lat=0
 	part bw && [ "$r" -le "$TARGET_REPEAT" ] && bw=1
 	part lat && [ "$r" -le "$LAT_REPEAT" ] && lat=1
-	[ $bw$lat = 00 ] && continue
+	[ $bw$lat = 00 ] && [ -z "${BENCH_TURN_LOSS:-}" ] && continue
 	for s in $STACKS; do
 		bind_both "$s" "$s-r$r"
 		[ $bw = 1 ] && perf "$s" "$(rep ib_write_bw "$r")" 65536 "$TMO" 1 \
 			ib_write_bw -s 65536 -n "$(iters 65536 "$BYTES")"
 		[ $lat = 1 ] && lat_runs "$s" "$r"
+		for pct in ${BENCH_TURN_LOSS//,/ }; do
+			lose "$pct" "turn-$s-r$r"
+			perf "$s" "turnloss-r$r" "$pct" "$LOSS_TMO" 1 ib_write_bw \
+				-s 65536 -n "$(iters 65536 "$LOSS_BYTES")"
+		done
+		[ -n "${BENCH_TURN_LOSS:-}" ] && lose_none "turn-$s-r$r-end"
 		unbind_both "$s" "$s-r$r"
 	done
 done

@@ -66,6 +66,35 @@ if want profile && [ -z "${BENCH_PARTS:-}" ]; then
 	tools/vm/run-vm.sh -k "$bz" -s tools/bench/guest-profile.sh -o "$run/profile" \
 		-t 600 -m 1024 "${envs[@]}" || fail=1
 fi
+# Two builds in turns (BENCH_ALT_KO): their ib_write_bw runs side by
+# side, and no report: report.py knows rxe and MetaRoCE only.
+if [ -n "${BENCH_ALT_KO:-}" ]; then
+	awk -F, '$1 ~ /^ib_write_bw/ && $4 == "data_mbps" && $5 != "" {
+		v[$2] = v[$2] " " $5; n[$2]++; a[$2, n[$2]] = $5
+	}
+	END {
+		for (s in v) {
+			m = n[s]
+			for (i = 1; i <= m; i++)
+				for (j = i + 1; j <= m; j++)
+					if (a[s, j] < a[s, i]) { t = a[s, i]; a[s, i] = a[s, j]; a[s, j] = t }
+			med = m % 2 ? a[s, (m + 1) / 2] : (a[s, m / 2] + a[s, m / 2 + 1]) / 2
+			printf "bench: %s ib_write_bw data phase Mbit/s:%s; median %.1f\n", s, v[s], med
+		}
+	}' "$pdir/b/bench.csv"
+	# The turns' loss points, each over the same round's lossless run.
+	awk -F, '$1 ~ /^turnloss-r/ && $4 == "data_mbps" && $5 != "" { v[$1, $2, $3] = $5; x[$3]; st[$2]; r[$1] }
+	END {
+		for (s in st) for (p in x) {
+			if (p == 0) continue
+			out = ""
+			for (k in r) if (v[k, s, 0] > 0 && v[k, s, p] != "")
+				out = out sprintf(" %.2f", v[k, s, p] / v[k, s, 0])
+			if (out != "") printf "bench: %s at %s%% over lossless, by round:%s\n", s, p, out
+		}
+	}' "$pdir/b/bench.csv"
+	exit $fail
+fi
 # Only a run with the full pair part replaces the published page; a
 # partial one into a fresh BENCH_OUT gets its report beside its output.
 doc=Documentation
