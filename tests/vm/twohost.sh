@@ -47,6 +47,8 @@ if [ "$me" = a ]; then
 else
 	await bwsrv 120
 	zc0=$(counter mroce0 tx_zerocopy_packets)
+	tx0=$(counter mroce0 tx_packets)
+	rx0=$(counter mroce0 rx_packets)
 	t0=$(date +%s.%N)
 	check "ib_write_bw client completes" timeout 300 ib_write_bw -F -d mroce0 \
 		-x "$gid" -s 65536 -n "$iters" 10.50.0.1 >"$OUT/write_bw.txt" 2>&1
@@ -57,6 +59,13 @@ else
 	# (send.c), at least 46 of a 64 KiB message's 47.
 	check "ib_write_bw sent its payloads from the MR's pages: tx_zerocopy_packets +$(($(counter mroce0 tx_zerocopy_packets) - zc0))" \
 		counter_ge mroce0 tx_zerocopy_packets $((zc0 + iters * 46))
+	# All host a sends back is ACKs: an ACK request every 16th packet and
+	# at each message's end (send.c) is 3 of a message's 47 packets; one
+	# every 8th packet would be 6.
+	tx=$(($(counter mroce0 tx_packets) - tx0))
+	rx=$(($(counter mroce0 rx_packets) - rx0))
+	check "ib_write_bw drew at most an ACK per 10 packets ($rx for $tx)" \
+		[ $((rx * 10)) -le "$tx" ]
 fi
 
 # Sends, Writes and Reads with their bytes checked across the virtual
