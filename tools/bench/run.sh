@@ -69,30 +69,30 @@ fi
 # Two builds in turns (BENCH_ALT_KO): their ib_write_bw runs side by
 # side, and no report: report.py knows rxe and MetaRoCE only.
 if [ -n "${BENCH_ALT_KO:-}" ]; then
-	awk -F, '$1 ~ /^ib_write_bw/ && $4 == "data_mbps" && $5 != "" {
-		v[$2] = v[$2] " " $5; n[$2]++; a[$2, n[$2]] = $5
-	}
-	END {
-		for (s in v) {
-			m = n[s]
-			for (i = 1; i <= m; i++)
-				for (j = i + 1; j <= m; j++)
-					if (a[s, j] < a[s, i]) { t = a[s, i]; a[s, i] = a[s, j]; a[s, j] = t }
-			med = m % 2 ? a[s, (m + 1) / 2] : (a[s, m / 2] + a[s, m / 2 + 1]) / 2
-			printf "bench: %s ib_write_bw data phase Mbit/s:%s; median %.1f\n", s, v[s], med
-		}
-	}' "$pdir/b/bench.csv"
-	# The turns' loss points, each over the same round's lossless run.
-	awk -F, '$1 ~ /^turnloss-r/ && $4 == "data_mbps" && $5 != "" { v[$1, $2, $3] = $5; x[$3]; st[$2]; r[$1] }
-	END {
-		for (s in st) for (p in x) {
-			if (p == 0) continue
-			out = ""
-			for (k in r) if (v[k, s, 0] > 0 && v[k, s, p] != "")
-				out = out sprintf(" %.2f", v[k, s, p] / v[k, s, 0])
-			if (out != "") printf "bench: %s at %s%% over lossless, by round:%s\n", s, p, out
-		}
-	}' "$pdir/b/bench.csv"
+	python3 - "$pdir/b/bench.csv" <<'EOF'
+import csv, re, statistics, sys
+rate = {}
+for row in csv.reader(open(sys.argv[1])):
+    if len(row) == 5 and row[3] == "data_mbps" and row[4]:
+        rate[row[0], row[1], row[2]] = float(row[4])
+def rnd(b):
+    m = re.search(r"-r(\d+)$", b)
+    return int(m.group(1)) if m else 1
+turns = sorted({k[0] for k in rate if k[0].startswith("turnloss-")}, key=rnd)
+for s in sorted({k[1] for k in rate}):
+    w = [rate[k] for k in sorted(rate, key=lambda k: rnd(k[0]))
+         if k[1] == s and re.fullmatch(r"ib_write_bw(-r\d+)?", k[0])]
+    if w:
+        print(f"bench: {s} ib_write_bw data phase Mbit/s: "
+              f"{' '.join(f'{v:.1f}' for v in w)}; median {statistics.median(w):.1f}")
+    # The turns' loss points, each over the same round's lossless run.
+    for p in sorted({k[2] for k in rate if k[0] in turns and k[2] != "0"}, key=float):
+        r = [rate[t, s, p] / rate[t, s, "0"] for t in turns
+             if (t, s, p) in rate and rate.get((t, s, "0"))]
+        if r:
+            print(f"bench: {s} at {p}% over lossless, by round: "
+                  f"{' '.join(f'{v:.2f}' for v in r)}; median {statistics.median(r):.2f}")
+EOF
 	exit $fail
 fi
 # Only a run with the full pair part replaces the published page; a
