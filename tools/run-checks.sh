@@ -99,7 +99,7 @@ fi
 # too slow under KASAN to run in full there.
 bz=$kdir/arch/x86/boot/bzImage
 export METAROCE_GUEST_TSC=1
-for t in datapath verbs-access verbs-mw rdmacm verbs-srq verbs-wr fabric multipath; do
+for t in datapath verbs-access verbs-mw verbs-teardown rdmacm verbs-srq verbs-wr fabric multipath; do
 	[ -f tests/vm/$t.sh ] || continue
 	step "vm-$t" tools/vm/run-vm.sh -k "$bz" -s tests/vm/$t.sh \
 		-o "$logs/vm-$t" -t 1200 -m 1024 -e REPO="$repo" -e KDIR="$kdir"
