@@ -67,18 +67,9 @@ wire_bytes() { awk 'NR == 1 { b0 = $2 } END { print $2 - b0 }' "$1"; }
 
 setup_modules
 check "ib core loads" load_ib_core
-TR=/sys/kernel/tracing
-# trace_enable: record the BENCH_TRACE events. trace_on: that, as a
-# check, when any are asked for; called after each fabric comes up, since
-# that is what loads the module.
-trace_enable() {
-	local ev
-	echo 65536 >$TR/buffer_size_kb || return 1
-	for ev in ${BENCH_TRACE//,/ }; do
-		echo 1 >"$TR/events/metaroce/$ev/enable" || return 1
-	done
-}
-trace_on() { [ -z "${BENCH_TRACE:-}" ] || check "tracepoints on: $BENCH_TRACE" trace_enable; }
+# trace_on: record the BENCH_TRACE events, when any are asked for;
+# called after each fabric comes up, since that is what loads the module.
+trace_on() { [ -z "${BENCH_TRACE:-}" ] || check "tracepoints on: $BENCH_TRACE" trace_events "$BENCH_TRACE"; }
 row info 0 plane_rate_mbps "$RATE"
 row info 0 plane_ecn "$PECN"
 row info 0 bottleneck_mbps "$BOTTLE"
@@ -211,8 +202,7 @@ if part incast; then
 fi
 
 if [ -n "${BENCH_TRACE:-}" ]; then
-	echo 0 >$TR/events/metaroce/enable
-	cp $TR/trace "$OUT/trace.txt"
+	trace_save "$OUT/trace.txt"
 fi
 fabric_down >/dev/null 2>&1
 rmdir "$RT" 2>/dev/null

@@ -32,6 +32,8 @@
 # second build of rdma_metaroce.ko, under REPO; the stack metaroce_b
 # runs it, so BENCH_STACKS=metaroce,metaroce_b compares two builds on
 # one wire in turns: the host drifts too much between two bench runs),
+# BENCH_TRACE (metaroce tracepoints, e.g. mroce_rto,mroce_path, that
+# each MetaRoCE run records on both hosts into raw/trace-*.txt),
 # BENCH_TURN_LOSS (loss points, percent, that the turns below run too,
 # ib_write_bw 64 KiB of BENCH_LOSS_BYTES each, stored as turnloss-rR)
 . "$REPO/tools/vm/guest-lib.sh"
@@ -179,33 +181,6 @@ hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
 HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed tx_local_queue_waits tx_stall_psn_window tx_stall_pipe tx_stall_cwnd tx_stall_pace"
 
-# perf_start, perf_stop PREFIX: this host's CPU samples (cpu-clock: TCG
-# has no PMU) over one run, by symbol into PREFIX.txt, by caller into
-# PREFIX-callers.txt. `command`: perf() below is the run, not the tool.
-perf_pid=
-perf_start() {
-	command perf record -e cpu-clock -F 999 -a -g -o /run/perf.data \
-		>/dev/null 2>&1 &
-	perf_pid=$!
-	# perf takes seconds to start under TCG: sample the run, not that.
-	for _ in $(seq 100); do
-		[ -s /run/perf.data ] && break
-		sleep 0.2
-	done
-	sleep 2
-}
-perf_stop() {
-	kill -INT "$perf_pid"
-	wait "$perf_pid"
-	perf_pid=
-	command perf report -i /run/perf.data --no-children --sort sym \
-		--stdio -g none 2>/dev/null | grep -v '^#' | grep -v '^$' |
-		head -80 >"$1.txt"
-	command perf report -i /run/perf.data --no-children --sort sym \
-		--stdio -G 2>/dev/null | head -600 >"$1-callers.txt"
-	rm -f /run/perf.data
-}
-
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
 perf() {
@@ -233,9 +208,13 @@ perf() {
 	local P=(-d "$dev" -x "${GID[$stack]}" -F -p "$port" --report_gbits)
 	[ "${BENCH_PERF:-}" = 1 ] && mroce "$stack" &&
 		perf_start
+	[ -n "${BENCH_TRACE:-}" ] && mroce "$stack" &&
+		check "tracepoints on: $BENCH_TRACE" trace_events "$BENCH_TRACE"
 	pair "$bench-$stack-$x" "$tmo" "tcp:$port" "$mult" \
 		"$tool" "${P[@]}" "$@" -- "$tool" "${P[@]}" "$@" "$srv_ip"
 	[ -n "$perf_pid" ] && perf_stop "$raw/perf-$bench-$x.$me"
+	[ -n "${BENCH_TRACE:-}" ] && mroce "$stack" &&
+		trace_save "$raw/trace-$bench-$stack-$x.$me.txt"
 	[ -n "$rp" ] && { kill "$rp"; wait "$rp"; } 2>/dev/null
 	[ "$me" = b ] || return 0
 	kill $sp $mp 2>/dev/null

@@ -30,25 +30,17 @@ fi
 ns h2 "$TOOL" -F -d mroce2 -x "$g2" -s "$SIZE" -n "$ITERS" >"$OUT/srv.txt" 2>&1 &
 srv=$!
 sleep 1
-perf record -e cpu-clock -F 999 -a -g -o /run/perf.data >"$OUT/perf-record.txt" 2>&1 &
-prec=$!
+perf_start
 t0=$EPOCHREALTIME
 ns h3 "$TOOL" -F -d mroce3 -x "$g3" -s "$SIZE" -n "$ITERS" 10.14.0.1 >"$OUT/cli.txt" 2>&1
 rc=$?
 t1=$EPOCHREALTIME
-kill -INT $prec
-wait $prec
+perf_stop "$OUT/perf"
 wait $srv
 check "$TOOL ran (rc $rc)" test $rc = 0
 awk -v b=$((SIZE * ITERS)) -v t0="$t0" -v t1="$t1" \
 	'BEGIN { printf "wall %.2f s, %.1f Mbit/s incl. setup\n", t1 - t0, b * 8 / (t1 - t0) / 1e6 }' |
 	tee "$OUT/rate.txt"
-perf report -i /run/perf.data --no-children --sort sym --stdio -g none 2>/dev/null |
-	grep -v '^$' | grep -v '^#' | head -60 >"$OUT/perf-report.txt"
-perf report -i /run/perf.data --no-children --sort dso --stdio -g none 2>/dev/null |
-	grep -v '^$' | grep -v '^#' | head -20 >"$OUT/perf-dso.txt"
-perf report -i /run/perf.data --no-children --sort sym --stdio -G 2>/dev/null |
-	head -400 >"$OUT/perf-callers.txt"
 check "perf report has samples" test -s "$OUT/perf-report.txt"
 two_hosts_end
 tap_summary

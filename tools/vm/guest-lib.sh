@@ -178,6 +178,51 @@ setup_modules() {
 	kmemleak_clear
 }
 
+# trace_events EVENTS: record the metaroce tracepoints EVENTS (a comma
+# list, as BENCH_TRACE) in the global trace buffer, of 64 MiB.
+# trace_save FILE: stop them, move what they recorded to FILE.
+trace_events() {
+	local ev tr=/sys/kernel/tracing
+	echo 65536 >$tr/buffer_size_kb || return 1
+	for ev in ${1//,/ }; do
+		echo 1 >"$tr/events/metaroce/$ev/enable" || return 1
+	done
+}
+trace_save() {
+	echo 0 >/sys/kernel/tracing/events/metaroce/enable
+	cp /sys/kernel/tracing/trace "$1" && echo >/sys/kernel/tracing/trace
+}
+
+# perf_start: sample every CPU (cpu-clock: TCG has no PMU) with call
+# graphs into /run/perf.data until perf_stop PREFIX, which writes
+# PREFIX-report.txt (flat, by symbol), PREFIX-dso.txt and
+# PREFIX-callers.txt (call graphs of the top symbols). `command`: a
+# caller may have a function named perf.
+perf_pid=
+perf_start() {
+	command perf record -e cpu-clock -F 999 -a -g -o /run/perf.data \
+		>/dev/null 2>&1 &
+	perf_pid=$!
+	# perf takes seconds to start under TCG: sample the run, not that.
+	for _ in $(seq 100); do
+		[ -s /run/perf.data ] && break
+		sleep 0.2
+	done
+	sleep 2
+}
+perf_stop() {
+	local r=(command perf report -i /run/perf.data --no-children --stdio)
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	perf_pid=
+	"${r[@]}" --sort sym -g none 2>/dev/null | grep -v '^#' | grep -v '^$' |
+		head -80 >"$1-report.txt"
+	"${r[@]}" --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' |
+		head -20 >"$1-dso.txt"
+	"${r[@]}" --sort sym -G 2>/dev/null | head -600 >"$1-callers.txt"
+	rm -f /run/perf.data
+}
+
 # Load the ib stack the way a distribution would: by name, with dependencies.
 load_ib_core() {
 	modprobe ib_uverbs && modprobe rdma_ucm
