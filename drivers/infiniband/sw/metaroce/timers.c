@@ -81,10 +81,13 @@ void mroce_tx_start_timer(struct mroce_qp *qp)
 		del_timer(&qp->rto_timer);
 }
 
+static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now);
+
 /* The per-connection retransmission timer: no progress for one RTO. */
 void mroce_rto_fire(struct timer_list *t)
 {
 	struct mroce_qp *qp = from_timer(qp, t, rto_timer);
+	struct mroce_txpkt *oldest;
 	u32 p;
 
 	spin_lock_bh(&qp->lock);
@@ -108,6 +111,16 @@ void mroce_rto_fire(struct timer_list *t)
 		mroce_tx_nak_fatal(qp, qp->snd_una, IB_WC_RETRY_EXC_ERR);
 		goto out;
 	}
+	/*
+	 * The path the oldest PSN is outstanding on held it a whole
+	 * connection timeout: its own timer is deemed expired. Taking the
+	 * PSN from it without that let a dead route that had been idle,
+	 * and so kept its weight, eat every resend of it until retry_cnt
+	 * ran out.
+	 */
+	oldest = mroce_txpkt(qp, qp->snd_una);
+	if (oldest->path != MROCE_PATH_NONE)
+		mroce_path_timeout(qp, oldest->path, ktime_get_ns());
 	/*
 	 * PSNs still outstanding on a path are that path's timer's to
 	 * judge; resending them here too would only duplicate them. The
