@@ -90,45 +90,27 @@ struct ibv_mr *tgt_reg(struct ibv_pd *p, int access)
 	return mr;
 }
 
-static struct ibv_qp *mk_qp(struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr ia = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return ibv_create_qp(pd, &ia);
-}
-
 /* A fresh connected pair; one TAP line only if it fails. */
 bool pair_new(struct pair *p, const struct opts *o, const char *what)
 {
-	uint32_t pa = 0x1000, pb = 0x7ff000;	/* B's PSNs wrap soon */
-	struct rc_attr ra = {
-		.access = o->a_access, .timeout = o->timeout,
-		.retry_cnt = o->retry_cnt, .rnr_retry = o->rnr_retry,
-		.min_rnr_timer = o->min_rnr_timer,
-	}, rb = ra;
+	struct pair_spec s = {
+		.cqe = 64,
+		.cap = { { .max_send_wr = 16, .max_recv_wr = 16,
+			   .max_send_sge = 1, .max_recv_sge = 1 },
+			 { .max_send_wr = 16, .max_recv_wr = 16,
+			   .max_send_sge = 1, .max_recv_sge = 1 } },
+		.psn_a = 0x1000, .psn_b = 0x7ff000,	/* B's PSNs wrap soon */
+		.a_dqpn = o->a_dqpn,
+		.ra = { .access = o->a_access, .timeout = o->timeout,
+			.retry_cnt = o->retry_cnt, .rnr_retry = o->rnr_retry,
+			.min_rnr_timer = o->min_rnr_timer },
+	};
 
-	memset(p, 0, sizeof(*p));
-	p->cqa = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	p->cqb = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	if (!p->cqa || !p->cqb)
-		goto fail;
-	p->a = mk_qp(p->cqa);
-	p->b = mk_qp(p->cqb);
-	if (!p->a || !p->b)
-		goto fail;
-	rb.access = o->b_access;
-	if (rc_connect(p->a, o->a_dqpn ? o->a_dqpn : p->b->qp_num, pa, pb,
-		       &ra) ||
-	    rc_connect(p->b, p->a->qp_num, pb, pa, &rb))
-		goto fail;
-	return true;
-fail:
+	s.rb = s.ra;
+	s.rb.access = o->b_access;
+	if (!pair_make(p, &s))
+		return true;
 	check(0, "%s: set up a connected QP pair (%s)", what, strerror(errno));
-	pair_free(p);
 	return false;
 }
 

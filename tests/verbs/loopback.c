@@ -130,6 +130,39 @@ int ud_pair_ready(struct ibv_qp *s, struct ibv_qp *r, uint32_t qkey,
 	return 0;
 }
 
+static struct ibv_qp *spec_qp(const struct pair_spec *s, struct ibv_cq *cq,
+			      bool b)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = s->cap[b],
+	};
+
+	return s->mk_qp ? s->mk_qp(cq, b) : ibv_create_qp(pd, &ia);
+}
+
+int pair_make(struct pair *p, const struct pair_spec *s)
+{
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->cqa = ibv_create_cq(ctx, s->cqe, NULL, NULL, 0);
+	p->cqb = ibv_create_cq(ctx, s->cqe, NULL, NULL, 0);
+	if (p->cqa && p->cqb) {
+		p->a = spec_qp(s, p->cqa, false);
+		p->b = spec_qp(s, p->cqb, true);
+	}
+	if (p->a && p->b &&
+	    !rc_connect(p->a, s->a_dqpn ? s->a_dqpn : p->b->qp_num, s->psn_a,
+			s->psn_b, &s->ra) &&
+	    !rc_connect(p->b, p->a->qp_num, s->psn_b, s->psn_a, &s->rb))
+		return 0;
+	err = errno;
+	pair_free(p);
+	errno = err;
+	return -1;
+}
+
 void pair_free(struct pair *p)
 {
 	if (p->a)

@@ -63,6 +63,23 @@ struct pair {
 	struct ibv_qp *a, *b;		/* A requests, B responds */
 };
 
+/* How pair_make() builds a pair. */
+struct pair_spec {
+	int cqe;			/* entries of each CQ */
+	struct ibv_qp_cap cap[2];	/* A's and B's, for ibv_create_qp() */
+	/* Or this makes A (b false) and B on cq. */
+	struct ibv_qp *(*mk_qp)(struct ibv_cq *cq, bool b);
+	uint32_t psn_a, psn_b;		/* the PSNs each side sends from */
+	uint32_t a_dqpn;		/* A's peer QPN; 0 is B's */
+	struct rc_attr ra, rb;		/* A's and B's connection */
+};
+
+/*
+ * A pair built to spec s, A and B connected to each other: 0, or -1 with
+ * errno set and the pair freed.
+ */
+int pair_make(struct pair *p, const struct pair_spec *s);
+
 /* Destroys what exists of the pair (NULLs are skipped) and zeroes it. */
 void pair_free(struct pair *p);
 

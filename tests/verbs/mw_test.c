@@ -78,18 +78,14 @@ static struct ibv_qp *mk_qp(struct ibv_cq *cq, bool ex)
 
 static bool pair_new(struct pair *q)
 {
-	const struct rc_attr ra = { QP_ACCESS, 14, 7, 7, 12 };
+	const struct pair_spec spec = {
+		.cqe = 64, .mk_qp = mk_qp, .psn_a = 0x100, .psn_b = 0x200,
+		.ra = { QP_ACCESS, 14, 7, 7, 12 },
+		.rb = { QP_ACCESS, 14, 7, 7, 12 },
+	};
 
-	memset(q, 0, sizeof(*q));
-	q->cqa = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	q->cqb = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	q->a = q->cqa ? mk_qp(q->cqa, false) : NULL;
-	q->b = q->cqb ? mk_qp(q->cqb, true) : NULL;
-	if (!q->a || !q->b ||
-	    rc_connect(q->a, q->b->qp_num, 0x100, 0x200, &ra) ||
-	    rc_connect(q->b, q->a->qp_num, 0x200, 0x100, &ra)) {
+	if (pair_make(q, &spec)) {
 		note("pair: %s", strerror(errno));
-		pair_free(q);
 		return false;
 	}
 	return true;

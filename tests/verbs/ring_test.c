@@ -52,41 +52,26 @@ static char *buf;
 /* @victim: A gets the unique send ring size, B the unique receive one. */
 static bool pair_new(struct pair *p, bool victim, const char *what)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = BATCH, .max_recv_wr = BATCH,
-			 .max_send_sge = 2, .max_recv_sge = 1 },
-	};
-	const struct rc_attr conn = {
-		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			  IBV_ACCESS_REMOTE_READ,
-		.timeout = 10, .retry_cnt = 2, .rnr_retry = 1,
-		.min_rnr_timer = 1,
+	struct pair_spec s = {
+		.cqe = 2 * BATCH,
+		.cap = { { .max_send_wr = victim ? VICTIM_SQ : BATCH,
+			   .max_recv_wr = BATCH,
+			   .max_send_sge = 2, .max_recv_sge = 1 },
+			 { .max_send_wr = BATCH,
+			   .max_recv_wr = victim ? VICTIM_RQ : BATCH,
+			   .max_send_sge = 2, .max_recv_sge = 1 } },
+		.psn_a = 100, .psn_b = 900,
+		.ra = { .access = IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ,
+			.timeout = 10, .retry_cnt = 2, .rnr_retry = 1,
+			.min_rnr_timer = 1 },
 	};
 
-	memset(p, 0, sizeof(*p));
-	p->cqa = ibv_create_cq(ctx, 2 * BATCH, NULL, NULL, 0);
-	p->cqb = ibv_create_cq(ctx, 2 * BATCH, NULL, NULL, 0);
-	if (!p->cqa || !p->cqb)
-		goto fail;
-	ia.send_cq = ia.recv_cq = p->cqa;
-	if (victim)
-		ia.cap.max_send_wr = VICTIM_SQ;
-	p->a = ibv_create_qp(pd, &ia);
-	ia.send_cq = ia.recv_cq = p->cqb;
-	ia.cap.max_send_wr = BATCH;
-	if (victim)
-		ia.cap.max_recv_wr = VICTIM_RQ;
-	p->b = ibv_create_qp(pd, &ia);
-	if (!p->a || !p->b)
-		goto fail;
-	if (rc_connect(p->a, p->b->qp_num, 100, 900, &conn) ||
-	    rc_connect(p->b, p->a->qp_num, 900, 100, &conn))
-		goto fail;
-	return true;
-fail:
+	s.rb = s.ra;
+	if (!pair_make(p, &s))
+		return true;
 	check(0, "%s: set up a connected QP pair (%s)", what, strerror(errno));
-	pair_free(p);
 	return false;
 }
 

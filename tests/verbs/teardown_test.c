@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * How long a MetaRoCE device takes to destroy connected QPs.
+ * What connected QPs of a MetaRoCE device cost: kernel memory while they
+ * are up, and time to destroy them.
  *
  *   teardown_test DEVICE [PAIRS]
  *
  * PAIRS (64) pairs of RC QPs of one device are connected to each other
  * through its IPv4 RoCEv2 GID (self-loopback); every requester writes 4
  * KiB to its responder and the data is checked, so each QP has sent,
- * armed its timers and holds path state. Then all 2 x PAIRS QPs are
- * destroyed and the time it took is checked against TEARDOWN_MS_PER_QP
- * (4) per QP. destroy_qp waits for readers of the QP table to finish
- * with the QP; with a normal RCU grace period (about 10 ms a QP under
- * TCG) a program with hundreds of QPs, perftest -q 256 among them, spent
- * seconds in its exit. Prints TAP; exits non-zero if any check fails.
+ * armed its timers and holds path state. The kernel memory they took
+ * (slab and vmalloc, each QP with its CQ and its rings) is checked
+ * against TEARDOWN_KB_PER_QP (134) per QP: most of it is the PSN
+ * window's state, and kmalloc rounding up a structure that outgrew a
+ * power of two doubles it unseen. Then all 2 x PAIRS QPs are destroyed
+ * and the time it took is checked against TEARDOWN_MS_PER_QP (4) per QP.
+ * destroy_qp waits for readers of the QP table to finish with the QP;
+ * with a normal RCU grace period (about 10 ms a QP under TCG) a program
+ * with hundreds of QPs, perftest -q 256 among them, spent seconds in its
+ * exit. Prints TAP; exits non-zero if any check fails.
  */
 
 #include <stdio.h>
@@ -49,46 +54,55 @@ static int write_one(int i, struct ibv_mr *smr, struct ibv_mr *dmr)
 	return wait_wc(pairs[i].cqa, &wc, WAIT_MS);
 }
 
-static bool pair_up(struct pair *p)
+/* Slab and vmalloc in use, in KiB: where a QP's kernel memory is. */
+static long kmem_kb(void)
 {
-	struct ibv_qp_init_attr ia = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-	struct rc_attr ra = { IBV_ACCESS_LOCAL_WRITE |
-			      IBV_ACCESS_REMOTE_WRITE, 14, 7, 7, 14 };
+	char line[128];
+	long kb, sum = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
 
-	p->cqa = ibv_create_cq(ctx, 8, NULL, NULL, 0);
-	p->cqb = ibv_create_cq(ctx, 8, NULL, NULL, 0);
-	if (!p->cqa || !p->cqb)
-		return false;
-	ia.send_cq = p->cqa;
-	ia.recv_cq = p->cqa;
-	p->a = ibv_create_qp(pd, &ia);
-	ia.send_cq = p->cqb;
-	ia.recv_cq = p->cqb;
-	p->b = ibv_create_qp(pd, &ia);
-	return p->a && p->b &&
-	       !rc_connect(p->a, p->b->qp_num, 0x10, 0x20, &ra) &&
-	       !rc_connect(p->b, p->a->qp_num, 0x20, 0x10, &ra);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld", &kb) == 1 ||
+		    sscanf(line, "VmallocUsed: %ld", &kb) == 1)
+			sum += kb;
+	fclose(f);
+	return sum;
 }
+
+static double env_or(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+
+	return v ? atof(v) : dflt;
+}
+
+static const struct pair_spec spec = {
+	.cqe = 8,
+	.cap = { { .max_send_wr = 4, .max_recv_wr = 4,
+		   .max_send_sge = 1, .max_recv_sge = 1 },
+		 { .max_send_wr = 4, .max_recv_wr = 4,
+		   .max_send_sge = 1, .max_recv_sge = 1 } },
+	.psn_a = 0x10, .psn_b = 0x20,
+	.ra = { IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 14, 7, 7, 14 },
+	.rb = { IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 14, 7, 7, 14 },
+};
 
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 64, up = 0, ok = 0, i;
-	double limit = 4, t0, ms;
+	double limit = env_or("TEARDOWN_MS_PER_QP", 4), t0, ms, kb;
+	double kb_limit = env_or("TEARDOWN_KB_PER_QP", 134);
 	struct ibv_mr *smr = NULL, *dmr = NULL;
-	const char *env = getenv("TEARDOWN_MS_PER_QP");
 	int ret = loop_open(argc, argv);
+	long kb0;
 
 	if (ret) {
 		if (ctx)
 			check(0, "device has an IPv4 RoCEv2 GID");
 		return ret;
 	}
-	if (env)
-		limit = atof(env);
 	if (n < 1 || n > MAX_PAIRS)
 		n = 64;
 	src = calloc(n, LEN);
@@ -99,7 +113,8 @@ int main(int argc, char **argv)
 				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	}
 	check(smr && dmr, "source and target MRs of %d x %d bytes", n, LEN);
-	while (smr && dmr && up < n && pair_up(&pairs[up]))
+	kb0 = kmem_kb();
+	while (smr && dmr && up < n && !pair_make(&pairs[up], &spec))
 		up++;
 	check(up == n, "%d connected pairs of RC QPs (%d up)", n, up);
 	for (i = 0; i < up; i++)
@@ -108,6 +123,10 @@ int main(int argc, char **argv)
 			ok++;
 	check(ok == up, "every pair wrote its %d bytes (%d of %d)", LEN, ok,
 	      up);
+	kb = up ? (double)(kmem_kb() - kb0) / (2 * up) : 0;
+	check(up && kb0 >= 0 && kb > 0 && kb <= kb_limit,
+	      "kernel memory per connected QP: %.1f KiB (at most %.0f)", kb,
+	      kb_limit);
 
 	/* The QPs only: their CQs and the MRs are not what is timed. */
 	t0 = now_ms();
@@ -121,7 +140,7 @@ int main(int argc, char **argv)
 	check(up && ms <= limit * 2 * up,
 	      "%d QPs destroyed in %.1f ms, %.2f ms each (at most %.1f)",
 	      2 * up, ms, up ? ms / (2 * up) : 0, limit);
-	for (i = 0; i < up + (up < n); i++)
+	for (i = 0; i < up; i++)
 		pair_free(&pairs[i]);
 	if (smr)
 		ibv_dereg_mr(smr);

@@ -170,7 +170,7 @@ static void mroce_qp_free(struct mroce_qp *qp)
 	mroce_paths_destroy(qp);
 	mroce_uqp_destroy(qp);
 	kvfree(qp->tx);
-	kvfree(qp->rxi);
+	kvfree(qp->resp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 }
@@ -234,9 +234,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		BUILD_BUG_ON(METAROCE_F_ALL > U8_MAX);
 		BUILD_BUG_ON(MROCE_READ_CHUNK > U8_MAX);
 		qp->tx = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->tx), GFP_KERNEL);
-		qp->rxi = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->rxi),
-				   GFP_KERNEL);
-		if (!qp->tx || !qp->rxi) {
+		BUILD_BUG_ON(sizeof(*qp->resp) != MROCE_RESP_SIZE);
+		qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL);
+		if (!qp->tx || !qp->resp) {
 			err = -ENOMEM;
 			goto err_free;
 		}
@@ -315,7 +315,8 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->rd_pending = 0;
 	qp->rx_write_bytes = 0;
 	qp->acache_next = 0;
-	memset(qp->acache, 0, sizeof(qp->acache));
+	if (qp->resp)
+		memset(qp->resp->acache, 0, sizeof(qp->resp->acache));
 	qp->rdq_head = 0;
 	qp->rdq_tail = 0;
 	qp->lost_count = 0;

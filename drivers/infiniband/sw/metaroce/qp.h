@@ -96,8 +96,10 @@ struct mroce_swqe {
 	u32 msn;			/* receive or read/atomic MSN */
 	bool local_done;		/* local op executed */
 	enum ib_wc_status status;
-	struct ib_sge sge[MROCE_QP_MAX_SGE];
-	u8 inline_data[MROCE_MAX_INLINE];
+	union {				/* inline WQEs keep no SGEs */
+		struct ib_sge sge[MROCE_QP_MAX_SGE];
+		u8 inline_data[MROCE_MAX_INLINE];
+	};
 };
 
 struct mroce_rwqe {
@@ -168,6 +170,20 @@ struct mroce_atomic_cache {
 	u32 psn;
 	u64 orig;
 };
+
+/*
+ * An RC QP's responder state, in one allocation: the rxinfo ring (24
+ * KiB) and the read and atomic queues fill 32 KiB exactly, which kmalloc
+ * serves without rounding up. The queues inside struct mroce_qp took it
+ * from 2 KiB to 16 KiB, and the ring alone was rounded up to 32 KiB.
+ */
+struct mroce_resp {
+	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* by PSN */
+	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
+	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
+};
+
+#define MROCE_RESP_SIZE		(32 * 1024)
 
 struct mroce_qp {
 	struct ib_qp ibqp;
@@ -258,12 +274,10 @@ struct mroce_qp {
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
 	u32 rx_high;			/* one past the highest PSN received */
-	struct mroce_rxinfo *rxi;	/* RC: MROCE_TX_WINDOW, by PSN */
+	struct mroce_resp *resp;	/* RC only */
 	u32 rx_write_bytes;		/* of the Write being completed */
-	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
-	u32 rdq_head, rdq_tail;
-	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
-	u32 acache_next;
+	u32 rdq_head, rdq_tail;		/* in resp->rdq */
+	u32 acache_next;		/* in resp->acache */
 	u64 last_ts;			/* peer's newest timestamp, to echo */
 	u32 last_psn;			/* its PSN: where the ACK's bitmap ends */
 	u16 last_path;
@@ -309,7 +323,7 @@ static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)
 
 static inline struct mroce_rxinfo *mroce_rxi(struct mroce_qp *qp, u32 psn)
 {
-	return &qp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+	return &qp->resp->rxi[psn & (MROCE_TX_WINDOW - 1)];
 }
 
 static inline u32 mroce_in_flight(struct mroce_qp *qp)

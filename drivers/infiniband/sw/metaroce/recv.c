@@ -129,7 +129,7 @@ static struct mroce_rdreq *mroce_rdq_add(struct mroce_qp *qp)
 
 	if (qp->rdq_head - qp->rdq_tail >= MROCE_RDQ_SIZE)
 		return NULL;	/* the requester will ask again */
-	rd = &qp->rdq[qp->rdq_head++ % MROCE_RDQ_SIZE];
+	rd = &qp->resp->rdq[qp->rdq_head++ % MROCE_RDQ_SIZE];
 	memset(rd, 0, sizeof(*rd));
 	return rd;
 }
@@ -198,8 +198,8 @@ static struct mroce_atomic_cache *mroce_acache_find(struct mroce_qp *qp,
 	int i;
 
 	for (i = 0; i < MROCE_MAX_RD_ATOM; i++)
-		if (qp->acache[i].valid && qp->acache[i].psn == psn)
-			return &qp->acache[i];
+		if (qp->resp->acache[i].valid && qp->resp->acache[i].psn == psn)
+			return &qp->resp->acache[i];
 	return NULL;
 }
 
@@ -225,7 +225,7 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 	mroce_mr_put(mr);
 	if (err)
 		return err;
-	ac = &qp->acache[qp->acache_next++ % MROCE_MAX_RD_ATOM];
+	ac = &qp->resp->acache[qp->acache_next++ % MROCE_MAX_RD_ATOM];
 	ac->valid = true;
 	ac->psn = h->psn;
 	ac->orig = orig;

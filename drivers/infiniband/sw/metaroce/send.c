@@ -238,7 +238,7 @@ static bool mroce_emit_resp(struct mroce_qp *qp, u64 now)
 
 	if (qp->rdq_tail == qp->rdq_head)
 		return false;
-	rd = &qp->rdq[qp->rdq_tail % MROCE_RDQ_SIZE];
+	rd = &qp->resp->rdq[qp->rdq_tail % MROCE_RDQ_SIZE];
 	h.psn = rd->psn;
 	if (rd->atomic) {
 		h.opcode = METAROCE_OP_ATOMIC_ACK;
