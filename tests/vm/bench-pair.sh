@@ -101,10 +101,14 @@ bind() {
 # metaroce_b), replacing the other build if that one is in.
 loaded=metaroce
 load_build() {
+	local ko=$BENCH_ALT_KO
+
 	[ "$1" = "$loaded" ] && return
 	rmmod rdma_metaroce
 	if [ "$1" = metaroce_b ]; then
-		check "alternative build loads" insmod "$BENCH_ALT_KO"
+		# Relative to REPO, which is not the guest's working directory.
+		[ "${ko#/}" = "$ko" ] && ko=$REPO/$ko
+		check "alternative build loads" insmod "$ko"
 	else
 		check "rdma_metaroce loads again" modprobe rdma_metaroce
 	fi
