@@ -166,7 +166,11 @@ done
 check "mroce-verify under 10% loss, dup, reorder, corrupt: 0 corrupt" \
 	mverify loss10 1M 400
 stall0=$(counter mroce2 tx_stall_cwnd)
+(while :; do rdma res show qp -dd; sleep 0.2; done) >"$OUT/res-loss10.txt" 2>&1 &
+res_pid=$!
 pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
+kill $res_pid
+wait $res_pid 2>/dev/null
 # Losses shrink the paths' windows below what the transfer could use.
 check "10% loss: sends waited for the paths' windows (tx_stall_cwnd)" \
 	counter_ge mroce2 tx_stall_cwnd $((stall0 + 1))
@@ -177,6 +181,12 @@ check "duplicates were recognised" counter_ge mroce1 rx_duplicates 1
 # bitmap (256 PSNs): the receiver reported the PSNs beyond it.
 check "the window outgrew one SACK bitmap: ACKs reported PSNs ahead" \
 	counter_ge mroce1 tx_ack_sack_ahead 1
+# So the responder kept PSNs 256 and more past a hole: its rxinfo ring
+# (rxring.c) grew from 128 entries in the receive softirq.
+check "the responder's rxinfo ring grew past 128 entries" \
+	grep -Eq "drv_rx_ring (256|512|1024|2048) " "$OUT/res-loss10.txt"
+check "no packet dropped for want of ring memory" \
+	counter_is mroce1 rx_drop_ring_full 0
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 
 # A connection that starts while another to the same peer has a long
@@ -191,6 +201,11 @@ rto0=$(counter mroce2 rto_events)
 pair rto-long 180 ib_write_bw -s 65536 -n 300 -u 18 -- 10.11.0.1 &
 long=$!
 sleep 5
+# Its PSN ring (txring.c) started at 128 entries and doubled while three
+# quarters of it was in flight: 512 holds the pipe's 372 PSNs.
+rdma res show qp -dd >"$OUT/res-long.txt" 2>&1
+check "rdma res: the PSN ring grew from 128 to 512 entries for 372 PSNs in flight" \
+	grep -q "drv_pipe 372 .* drv_tx_ring 512 " "$OUT/res-long.txt"
 check "a QP started behind a 200 ms round trip completes (verbs timeout 16.8 ms)" \
 	pair rto-new 90 ib_write_bw -p 18516 -s 65536 -n 20 -u 12 -- 10.11.0.1
 check "the QP already running completes" wait $long

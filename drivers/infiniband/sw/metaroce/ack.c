@@ -129,7 +129,9 @@ static void mroce_rx_nak(struct mroce_qp *qp, u8 syn, u32 psn, u32 msn)
 	switch (syn & METAROCE_SYN_VALUE_MASK) {
 	case METAROCE_NAK_PSN_SEQ:
 		mroce_count(qp->mdev, MROCE_CNT_RX_NAK_SEQ, 1);
-		for (p = psn; p != qp->snd_psn; p++)
+		/* PSNs before snd_una are no longer in the ring. */
+		p = mroce_psn_before(psn, qp->snd_una) ? qp->snd_una : psn;
+		for (; p != qp->snd_psn; p++)
 			mroce_tx_mark_lost(qp, mroce_txpkt(qp, p));
 		return;
 	case METAROCE_NAK_INV_REQ:

@@ -44,6 +44,7 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_TX_STALL_CWND].name = "tx_stall_cwnd",
 	[MROCE_CNT_TX_STALL_PACE].name = "tx_stall_pace",
 	[MROCE_CNT_TX_ZEROCOPY].name = "tx_zerocopy_packets",
+	[MROCE_CNT_RX_RING_FULL].name = "rx_drop_ring_full",
 };
 
 /* "rx_drop_<reason>", from the protocol code's reason names. */

@@ -58,11 +58,12 @@ enum mroce_counter {
 	MROCE_CNT_ECN_ECHOED,		/* CE marks the peer echoed to us */
 	MROCE_CNT_TX_LOCAL_WAIT,	/* QPs stopped by their local queue */
 	/* Sends stopped with work left, by what stopped them. */
-	MROCE_CNT_TX_STALL_PSN_WINDOW,	/* MROCE_TX_WINDOW PSNs from snd_una */
+	MROCE_CNT_TX_STALL_PSN_WINDOW,	/* the PSN ring full from snd_una */
 	MROCE_CNT_TX_STALL_PIPE,	/* qp->pipe PSNs unacknowledged */
 	MROCE_CNT_TX_STALL_CWND,	/* no path has window to spare */
 	MROCE_CNT_TX_STALL_PACE,	/* the receiver's rate hint */
 	MROCE_CNT_TX_ZEROCOPY,		/* payload sent as MR page fragments */
+	MROCE_CNT_RX_RING_FULL,		/* dropped: no memory to grow rxring */
 	MROCE_CNT_RX_DROP_BASE,		/* + reason - 1 */
 	MROCE_NUM_COUNTERS = MROCE_CNT_RX_DROP_BASE + MROCE_DROP_MAX - 1
 };

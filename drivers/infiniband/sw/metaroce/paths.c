@@ -304,7 +304,7 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	};
 	struct nlattr *table;
 	char key[16], val[160];
-	u32 una, queued, unacked, lost;
+	u32 una, queued, unacked, lost, txring, rxring;
 	s64 pace_us, timer_us = -1;
 	unsigned int i;
 	u64 now;
@@ -316,6 +316,8 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	queued = qp->sq_head - qp->sq_tx;
 	unacked = qp->sq_tx - qp->sq_tail;
 	lost = qp->lost_count;
+	txring = qp->tx_cap;
+	rxring = qp->rx_cap;
 	pace_us = div_s64((s64)(qp->pacer.next_ns - now), NSEC_PER_USEC);
 	if (hrtimer_is_queued(&qp->path_timer))
 		timer_us = div_s64(ktime_to_ns(hrtimer_get_expires(&qp->path_timer)) -
@@ -331,7 +333,9 @@ int mroce_paths_fill_res(struct sk_buff *msg, struct mroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "snd_una", una) ||
 	    rdma_nl_put_driver_u32(msg, "sq_queued", queued) ||
 	    rdma_nl_put_driver_u32(msg, "sq_unacked", unacked) ||
-	    rdma_nl_put_driver_u32(msg, "lost", lost))
+	    rdma_nl_put_driver_u32(msg, "lost", lost) ||
+	    rdma_nl_put_driver_u32(msg, "tx_ring", txring) ||
+	    rdma_nl_put_driver_u32(msg, "rx_ring", rxring))
 		goto err;
 	/* Signed: the pacer's next slot and the timer may be past. */
 	snprintf(val, sizeof(val), "pace_wait_us=%lld path_timer_us=%lld",

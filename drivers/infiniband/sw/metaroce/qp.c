@@ -170,6 +170,7 @@ static void mroce_qp_free(struct mroce_qp *qp)
 	mroce_paths_destroy(qp);
 	mroce_uqp_destroy(qp);
 	kvfree(qp->tx);
+	kfree(qp->rxi);
 	kvfree(qp->resp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
@@ -229,17 +230,17 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free;
 	}
 	if (init->qp_type == IB_QPT_RC) {
-		/* A whole PSN window each way: too big to sit in the QP. */
+		/* Per-PSN state each way: too big to sit in the QP. */
 		BUILD_BUG_ON(sizeof(*qp->tx) != MROCE_TXPKT_SIZE);
 		BUILD_BUG_ON(METAROCE_F_ALL > U8_MAX);
 		BUILD_BUG_ON(MROCE_READ_CHUNK > U8_MAX);
-		qp->tx = kvcalloc(MROCE_TX_WINDOW, sizeof(*qp->tx), GFP_KERNEL);
 		BUILD_BUG_ON(sizeof(*qp->resp) != MROCE_RESP_SIZE);
 		qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL);
-		if (!qp->tx || !qp->resp) {
-			err = -ENOMEM;
+		err = qp->resp ? mroce_txring_create(qp) : -ENOMEM;
+		if (!err)
+			err = mroce_rxring_create(qp);
+		if (err)
 			goto err_free;
-		}
 		err = mroce_paths_create(qp);
 		if (err)
 			goto err_free;
@@ -327,8 +328,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->fatal_nak = 0;
 	mroce_rtt_init(&qp->rtt);
 	qp->peer_rto_ns = 0;
-	if (qp->tx)
-		memset(qp->tx, 0, MROCE_TX_WINDOW * sizeof(*qp->tx));
+	mroce_txring_reset(qp);
 	qp->snd_sacked = 0;
 	mroce_uqp_reset(qp);
 }

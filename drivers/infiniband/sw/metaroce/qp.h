@@ -172,18 +172,16 @@ struct mroce_atomic_cache {
 };
 
 /*
- * An RC QP's responder state, in one allocation: the rxinfo ring (24
- * KiB) and the read and atomic queues fill 32 KiB exactly, which kmalloc
- * serves without rounding up. The queues inside struct mroce_qp took it
- * from 2 KiB to 16 KiB, and the ring alone was rounded up to 32 KiB.
+ * An RC QP's read and atomic queues, in one allocation of 8 KiB exactly,
+ * which kmalloc serves without rounding up: inside struct mroce_qp they
+ * took it from 2 KiB to 16 KiB.
  */
 struct mroce_resp {
-	struct mroce_rxinfo rxi[MROCE_TX_WINDOW];	/* by PSN */
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
 	struct mroce_atomic_cache acache[MROCE_MAX_RD_ATOM];
 };
 
-#define MROCE_RESP_SIZE		(32 * 1024)
+#define MROCE_RESP_SIZE		(8 * 1024)
 
 struct mroce_qp {
 	struct ib_qp ibqp;
@@ -252,7 +250,9 @@ struct mroce_qp {
 	u32 rd_pending;			/* reads/atomics awaiting responses */
 	u8 max_rd_atomic;		/* limit of rd_pending (0: 1) */
 	u8 max_dest_rd_atomic;		/* as the peer was told, for query */
-	struct mroce_txpkt *tx;		/* RC: MROCE_TX_WINDOW, by PSN */
+	struct mroce_txpkt *tx;		/* RC: tx_cap entries, by PSN */
+	u32 tx_cap;			/* a power of two, at most the window */
+	bool tx_grow;			/* tx_work is to double tx */
 	u32 lost_count;			/* packets marked lost, not resent */
 	u32 retries;			/* RTOs since progress */
 	u32 rnr_retries;
@@ -273,6 +273,8 @@ struct mroce_qp {
 
 	/* responder */
 	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
+	struct mroce_rxinfo *rxi;	/* RC: rx_cap entries, by PSN */
+	u32 rx_cap;			/* a power of two, at most the window */
 	u32 rx_high;			/* one past the highest PSN received */
 	struct mroce_resp *resp;	/* RC only */
 	u32 rx_write_bytes;		/* of the Write being completed */
@@ -318,12 +320,12 @@ static inline struct ib_pd *mroce_rq_pd(struct mroce_qp *qp)
 
 static inline struct mroce_txpkt *mroce_txpkt(struct mroce_qp *qp, u32 psn)
 {
-	return &qp->tx[psn & (MROCE_TX_WINDOW - 1)];
+	return &qp->tx[psn & (qp->tx_cap - 1)];
 }
 
 static inline struct mroce_rxinfo *mroce_rxi(struct mroce_qp *qp, u32 psn)
 {
-	return &qp->resp->rxi[psn & (MROCE_TX_WINDOW - 1)];
+	return &qp->rxi[psn & (qp->rx_cap - 1)];
 }
 
 static inline u32 mroce_in_flight(struct mroce_qp *qp)
@@ -331,14 +333,14 @@ static inline u32 mroce_in_flight(struct mroce_qp *qp)
 	return qp->snd_psn - qp->snd_una;
 }
 
-/* New PSNs the window and the pipe have room for. */
+/* New PSNs the window (the ring, txring.c) and the pipe have room for. */
 static inline u32 mroce_tx_room(struct mroce_qp *qp)
 {
 	u32 span = mroce_in_flight(qp), pipe = span - qp->snd_sacked;
 
-	if (span >= MROCE_TX_WINDOW || pipe >= qp->pipe)
+	if (span >= qp->tx_cap || pipe >= qp->pipe)
 		return 0;
-	return min(MROCE_TX_WINDOW - span, qp->pipe - pipe);
+	return min(qp->tx_cap - span, qp->pipe - pipe);
 }
 
 /* PSNs a message of len bytes cut into seg-byte packets takes, at least one. */
@@ -391,6 +393,16 @@ void mroce_tx_complete(struct mroce_qp *qp);
 void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t);
 void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 			enum ib_wc_status status);
+
+/* txring.c */
+int mroce_txring_create(struct mroce_qp *qp);
+void mroce_txring_check(struct mroce_qp *qp);	/* lock held */
+void mroce_txring_grow(struct mroce_qp *qp);
+void mroce_txring_reset(struct mroce_qp *qp);
+
+/* rxring.c */
+int mroce_rxring_create(struct mroce_qp *qp);
+int mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n);	/* lock held */
 
 /* timers.c */
 void mroce_rto_fire(struct timer_list *t);

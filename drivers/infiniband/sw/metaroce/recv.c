@@ -392,6 +392,12 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	/* Nothing after a failed request is executed. */
 	if (qp->fatal_pending && mroce_psn_after_eq(psn, qp->fatal_psn))
 		return;
+	/* A READ_REQ takes the PSNs of its responses too. */
+	if (mroce_rxring_fit(qp, psn, h->opcode == METAROCE_OP_READ_REQ ?
+			     MROCE_READ_CHUNK : 1)) {
+		mroce_count(mdev, MROCE_CNT_RX_RING_FULL, 1);
+		return;		/* as the network might: it comes again */
+	}
 	r = mroce_sack_set(&qp->rx, psn);
 	if (r < 0) {		/* beyond the window */
 		mroce_nak(qp, METAROCE_SYN_NAK | METAROCE_NAK_PSN_SEQ,

@@ -666,7 +666,7 @@ static void mroce_count_room_stall(struct mroce_qp *qp)
 {
 	enum mroce_counter c = MROCE_CNT_TX_STALL_PIPE;
 
-	if (mroce_in_flight(qp) >= MROCE_TX_WINDOW)
+	if (mroce_in_flight(qp) >= qp->tx_cap)
 		c = MROCE_CNT_TX_STALL_PSN_WINDOW;
 	mroce_count(qp->mdev, c, 1);
 }
@@ -716,6 +716,8 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 		if (mroce_emit_resp(qp, now))
 			continue;
 		queued = qp->state == IB_QPS_RTS && qp->sq_tx != qp->sq_head;
+		if (queued)
+			mroce_txring_check(qp);
 		fresh = queued && mroce_tx_room(qp);
 		if (qp->state != IB_QPS_RTR && mroce_tx_probe(qp, now, fresh))
 			continue;
@@ -773,6 +775,8 @@ void mroce_tx_work(struct work_struct *work)
 	struct mroce_qp *qp = container_of(work, struct mroce_qp, tx_work);
 	bool more;
 
+	if (READ_ONCE(qp->tx_grow))
+		mroce_txring_grow(qp);
 	spin_lock_bh(&qp->lock);
 	more = mroce_tx_run(qp, MROCE_TX_BUDGET);
 	spin_unlock_bh(&qp->lock);
