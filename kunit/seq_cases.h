@@ -10,6 +10,11 @@
 #include "proto/psn.h"
 #include "proto/sack.h"
 
+/* A bitmap with room for the widest window the cases use. */
+struct mt_sack {
+	MROCE_SACK(k, METAROCE_PSN_WINDOW);
+};
+
 static void test_psn(struct mt *t)
 {
 	MT_CHECK(t, mroce_psn_before(0xffffffff, 0));
@@ -30,70 +35,71 @@ static void test_psn(struct mt *t)
 static void test_sack(struct mt *t)
 {
 	const u32 base = 0xffffff80;	/* window straddles the wrap */
-	struct mroce_sack s, c;
+	struct mt_sack sr = {}, cr = {};
+	struct mroce_sack *s = &sr.k, *c = &cr.k;
 	u8 w[METAROCE_SACK_BYTES];
 	unsigned int i;
 
-	mroce_sack_init(&s, base, METAROCE_SACK_BITS);
-	MT_CHECK(t, mroce_sack_first_missing(&s) == base);
-	MT_CHECK(t, mroce_sack_count(&s) == 0);
-	MT_CHECK(t, mroce_sack_set(&s, base + 256) == -ERANGE);
-	MT_CHECK(t, mroce_sack_set(&s, base - 1) == 1);
-	MT_CHECK(t, mroce_sack_test(&s, base - 1));
-	MT_CHECK(t, !mroce_sack_test(&s, base + 256));
+	mroce_sack_init(s, base, METAROCE_SACK_BITS);
+	MT_CHECK(t, mroce_sack_first_missing(s) == base);
+	MT_CHECK(t, mroce_sack_count(s) == 0);
+	MT_CHECK(t, mroce_sack_set(s, base + 256) == -ERANGE);
+	MT_CHECK(t, mroce_sack_set(s, base - 1) == 1);
+	MT_CHECK(t, mroce_sack_test(s, base - 1));
+	MT_CHECK(t, !mroce_sack_test(s, base + 256));
 	for (i = 0; i < 256; i += 3)
-		MT_CHECK(t, mroce_sack_set(&s, base + i) == 0);
-	MT_CHECK(t, mroce_sack_set(&s, base + 3) == 1);
-	MT_CHECK(t, mroce_sack_count(&s) == 86);
+		MT_CHECK(t, mroce_sack_set(s, base + i) == 0);
+	MT_CHECK(t, mroce_sack_set(s, base + 3) == 1);
+	MT_CHECK(t, mroce_sack_count(s) == 86);
 	/* Ranges: within a word, across words, clamped, empty. */
-	MT_CHECK(t, mroce_sack_count_range(&s, 0, 1) == 1);
-	MT_CHECK(t, mroce_sack_count_range(&s, 1, 3) == 0);
-	MT_CHECK(t, mroce_sack_count_range(&s, 1, 64) == 21);
-	MT_CHECK(t, mroce_sack_count_range(&s, 63, 129) == 22);
-	MT_CHECK(t, mroce_sack_count_range(&s, 63, 130) == 23);
-	MT_CHECK(t, mroce_sack_count_range(&s, 0, 1000) == 86);
-	MT_CHECK(t, mroce_sack_count_range(&s, 130, 130) == 0);
-	MT_CHECK(t, mroce_sack_count_range(&s, 200, 100) == 0);
-	MT_CHECK(t, mroce_sack_test(&s, base + 129) && !mroce_sack_test(&s, base + 130));
-	MT_CHECK(t, mroce_sack_first_missing(&s) == base + 1);
+	MT_CHECK(t, mroce_sack_count_range(s, 0, 1) == 1);
+	MT_CHECK(t, mroce_sack_count_range(s, 1, 3) == 0);
+	MT_CHECK(t, mroce_sack_count_range(s, 1, 64) == 21);
+	MT_CHECK(t, mroce_sack_count_range(s, 63, 129) == 22);
+	MT_CHECK(t, mroce_sack_count_range(s, 63, 130) == 23);
+	MT_CHECK(t, mroce_sack_count_range(s, 0, 1000) == 86);
+	MT_CHECK(t, mroce_sack_count_range(s, 130, 130) == 0);
+	MT_CHECK(t, mroce_sack_count_range(s, 200, 100) == 0);
+	MT_CHECK(t, mroce_sack_test(s, base + 129) && !mroce_sack_test(s, base + 130));
+	MT_CHECK(t, mroce_sack_first_missing(s) == base + 1);
 
 	/* Wire form: bit i is byte i / 8, mask 1 << (i % 8). */
-	mroce_sack_to_wire(&s, base, w);
+	mroce_sack_to_wire(s, base, w);
 	MT_CHECK(t, w[0] == 0x49 && w[1] == 0x92 && w[2] == 0x24);
-	mroce_sack_from_wire(&c, base, w);
-	MT_CHECK(t, memcmp(&s, &c, sizeof(s)) == 0);
+	mroce_sack_from_wire(c, base, w);
+	MT_CHECK(t, memcmp(&sr, &cr, sizeof(sr)) == 0);
 
 	/* Advance by every amount and compare with the per-bit model. */
 	for (i = 0; i <= 300; i++) {
 		unsigned int j, bad = 0;
 
-		c = s;
-		mroce_sack_advance(&c, base + i);
-		MT_CHECK(t, c.base == base + i);
+		cr = sr;
+		mroce_sack_advance(c, base + i);
+		MT_CHECK(t, c->base == base + i);
 		for (j = 0; j < 256; j++) {
 			bool want = i + j < 256 ? (i + j) % 3 == 0 : false;
 
-			if (mroce_sack_test(&c, base + i + j) != want)
+			if (mroce_sack_test(c, base + i + j) != want)
 				bad++;
 		}
 		MT_CHECK(t, bad == 0);
 	}
-	c = s;
-	mroce_sack_advance(&c, base - 5);	/* backwards: ignored */
-	MT_CHECK(t, memcmp(&s, &c, sizeof(s)) == 0);
+	cr = sr;
+	mroce_sack_advance(c, base - 5);	/* backwards: ignored */
+	MT_CHECK(t, memcmp(&sr, &cr, sizeof(sr)) == 0);
 
 	/* Receiver model: in-order arrival after a hole fills the prefix. */
-	mroce_sack_init(&s, 0xfffffffe, METAROCE_SACK_BITS);
-	MT_CHECK(t, mroce_sack_set(&s, 0xffffffff) == 0);
-	MT_CHECK(t, mroce_sack_set(&s, 0) == 0);
-	MT_CHECK(t, mroce_sack_pull(&s) == 0xfffffffe);
-	MT_CHECK(t, mroce_sack_set(&s, 0xfffffffe) == 0);
-	MT_CHECK(t, mroce_sack_pull(&s) == 1);
-	MT_CHECK(t, mroce_sack_count(&s) == 0);
+	mroce_sack_init(s, 0xfffffffe, METAROCE_SACK_BITS);
+	MT_CHECK(t, mroce_sack_set(s, 0xffffffff) == 0);
+	MT_CHECK(t, mroce_sack_set(s, 0) == 0);
+	MT_CHECK(t, mroce_sack_pull(s) == 0xfffffffe);
+	MT_CHECK(t, mroce_sack_set(s, 0xfffffffe) == 0);
+	MT_CHECK(t, mroce_sack_pull(s) == 1);
+	MT_CHECK(t, mroce_sack_count(s) == 0);
 	for (i = 0; i < 256; i++)
-		mroce_sack_set(&s, 1 + i);
-	MT_CHECK(t, mroce_sack_first_missing(&s) == 257);
-	MT_CHECK(t, mroce_sack_pull(&s) == 257);
+		mroce_sack_set(s, 1 + i);
+	MT_CHECK(t, mroce_sack_first_missing(s) == 257);
+	MT_CHECK(t, mroce_sack_pull(s) == 257);
 }
 
 /* A receiver's window wider than the wire bitmap, reported in slices. */
@@ -101,45 +107,46 @@ static void test_sack_window(struct mt *t)
 {
 	const u32 base = 0xfffffe00;	/* window straddles the wrap */
 	const u32 n = METAROCE_PSN_WINDOW;
-	struct mroce_sack s, c, w2;
+	struct mt_sack sr = {}, cr = {}, w2r = {};
+	struct mroce_sack *s = &sr.k, *c = &cr.k, *w2 = &w2r.k;
 	u8 w[METAROCE_SACK_BYTES];
 	unsigned int i, j;
 	u32 from;
 
-	mroce_sack_init(&s, base, n);
-	MT_CHECK(t, mroce_sack_set(&s, base + n) == -ERANGE);
-	MT_CHECK(t, mroce_sack_set(&s, base + n - 1) == 0);
+	mroce_sack_init(s, base, n);
+	MT_CHECK(t, mroce_sack_set(s, base + n) == -ERANGE);
+	MT_CHECK(t, mroce_sack_set(s, base + n - 1) == 0);
 	for (i = 1; i < n - 1; i += 5)
-		MT_CHECK(t, mroce_sack_set(&s, base + i) == 0);
-	MT_CHECK(t, mroce_sack_count(&s) == 1 + (n - 2 + 4) / 5);
-	MT_CHECK(t, mroce_sack_first_missing(&s) == base);
+		MT_CHECK(t, mroce_sack_set(s, base + i) == 0);
+	MT_CHECK(t, mroce_sack_count(s) == 1 + (n - 2 + 4) / 5);
+	MT_CHECK(t, mroce_sack_first_missing(s) == base);
 
 	/* The slice ends at the triggering PSN, never starts before base. */
-	MT_CHECK(t, mroce_sack_report_base(&s, base) == base);
-	MT_CHECK(t, mroce_sack_report_base(&s, base - 3) == base);
-	MT_CHECK(t, mroce_sack_report_base(&s, base + 255) == base);
-	MT_CHECK(t, mroce_sack_report_base(&s, base + 256) == base + 1);
-	MT_CHECK(t, mroce_sack_report_base(&s, base + n - 1) ==
+	MT_CHECK(t, mroce_sack_report_base(s, base) == base);
+	MT_CHECK(t, mroce_sack_report_base(s, base - 3) == base);
+	MT_CHECK(t, mroce_sack_report_base(s, base + 255) == base);
+	MT_CHECK(t, mroce_sack_report_base(s, base + 256) == base + 1);
+	MT_CHECK(t, mroce_sack_report_base(s, base + n - 1) ==
 		    base + n - 256);
 	/* A PSN beyond the window (refused) moves nothing. */
-	MT_CHECK(t, mroce_sack_report_base(&s, base + n) == base);
-	MT_CHECK(t, mroce_sack_report_base(&s, base + 0x7fffffff) == base);
+	MT_CHECK(t, mroce_sack_report_base(s, base + n) == base);
+	MT_CHECK(t, mroce_sack_report_base(s, base + 0x7fffffff) == base);
 
 	/* Every slice on the wire reads back as the window's bits. */
 	for (i = 0; i <= n - METAROCE_SACK_BITS; i += 37) {
 		unsigned int bad = 0;
 
 		from = base + i;
-		mroce_sack_to_wire(&s, from, w);
-		mroce_sack_from_wire(&w2, from, w);
+		mroce_sack_to_wire(s, from, w);
+		mroce_sack_from_wire(w2, from, w);
 		for (j = 0; j < METAROCE_SACK_BITS; j++)
-			if (mroce_sack_test(&w2, from + j) !=
-			    mroce_sack_test(&s, from + j))
+			if (mroce_sack_test(w2, from + j) !=
+			    mroce_sack_test(s, from + j))
 				bad++;
 		MT_CHECK(t, bad == 0);
 	}
 	/* The last slice runs off the window: those bits are clear. */
-	mroce_sack_to_wire(&s, base + n - 100, w);
+	mroce_sack_to_wire(s, base + n - 100, w);
 	for (i = 96, j = 0; i < 100; i++)	/* bits of PSNs n-4 .. n-1 */
 		if (i == 99 || (n - 100 + i - 1) % 5 == 0)
 			j |= 1 << (i % 8);
@@ -149,20 +156,20 @@ static void test_sack_window(struct mt *t)
 	for (i = 0; i <= n + 10; i += 63) {
 		unsigned int bad = 0;
 
-		c = s;
-		mroce_sack_advance(&c, base + i);
+		cr = sr;
+		mroce_sack_advance(c, base + i);
 		for (j = 0; j < n; j++) {
 			u32 k = i + j;
 			bool want = k < n && (k == n - 1 || k % 5 == 1);
 
-			if (mroce_sack_test(&c, base + k) != want)
+			if (mroce_sack_test(c, base + k) != want)
 				bad++;
 		}
 		MT_CHECK(t, bad == 0);
 	}
 	/* Filling the hole at base pulls to the next one. */
-	mroce_sack_set(&s, base);
-	MT_CHECK(t, mroce_sack_pull(&s) == base + 2);
+	mroce_sack_set(s, base);
+	MT_CHECK(t, mroce_sack_pull(s) == base + 2);
 }
 
 /*
@@ -176,7 +183,8 @@ static void test_sack_model(struct mt *t)
 	static u8 model[32768];		/* by PSN - start */
 	unsigned int z, n, bad = 0, j;
 	const u32 start = 0xfffff000;
-	struct mroce_sack s;
+	struct mt_sack sr = {};
+	struct mroce_sack *s = &sr.k;
 	u32 b, psn, bits;
 	u8 w[METAROCE_SACK_BYTES];
 
@@ -189,7 +197,7 @@ static void test_sack_model(struct mt *t)
 			int want;
 
 			if (b + 2 * bits + 200 >= sizeof(model)) {
-				mroce_sack_init(&s, start, bits);
+				mroce_sack_init(s, start, bits);
 				memset(model, 0, sizeof(model));
 				b = 0;
 			}
@@ -202,23 +210,23 @@ static void test_sack_model(struct mt *t)
 			case 3:
 				want = psn - start - b >= bits ? -ERANGE :
 				       model[psn - start];
-				bad += mroce_sack_set(&s, psn) != want;
+				bad += mroce_sack_set(s, psn) != want;
 				if (!want)
 					model[psn - start] = 1;
 				break;
 			case 4:
 				if (psn - start - b < bits)
 					model[psn - start] = 0;
-				mroce_sack_clear(&s, psn);
+				mroce_sack_clear(s, psn);
 				break;
 			case 5:		/* cumulative ACK: a step, at times long */
 				b += (r >> 20) % ((r & 0x3c0) ? 70 : bits + 70);
-				mroce_sack_advance(&s, start + b);
+				mroce_sack_advance(s, start + b);
 				break;
 			default:	/* the receiver's pull to the first hole */
 				while (model[b])
 					b++;
-				bad += mroce_sack_pull(&s) != start + b;
+				bad += mroce_sack_pull(s) != start + b;
 				break;
 			}
 			/* The window reads as set (a sample: KUnit runs it
@@ -227,17 +235,17 @@ static void test_sack_model(struct mt *t)
 			if (n % 8 && r % 8 < 5)
 				continue;
 			for (j = 0; j < bits + 64; j += 1 + (r >> 40) % 7)
-				bad += mroce_sack_test(&s, start + b + j) !=
+				bad += mroce_sack_test(s, start + b + j) !=
 				       (j < bits && model[b + j]);
 			for (j = 0; j < bits && model[b + j]; j++)
 				;
-			bad += mroce_sack_first_missing(&s) != start + b + j;
+			bad += mroce_sack_first_missing(s) != start + b + j;
 			for (want = 0, j = 0; j < bits; j++)
 				want += model[b + j];
-			bad += mroce_sack_count(&s) != (unsigned int)want;
+			bad += mroce_sack_count(s) != (unsigned int)want;
 		}
 		/* The first 256 bits on the wire read back. */
-		mroce_sack_to_wire(&s, start + b, w);
+		mroce_sack_to_wire(s, start + b, w);
 		for (j = 0; j < METAROCE_SACK_BITS; j++)
 			bad += !!(w[j / 8] & (1 << (j % 8))) !=
 			       (j < bits && model[b + j]);

@@ -272,7 +272,8 @@ struct mroce_qp {
 	u64 peer_rto_ns;		/* before rtt: other QPs' (timers.c) */
 
 	/* responder */
-	struct mroce_sack rx;		/* peer's PSNs: base = next in order */
+	/* The peer's PSNs: base = next in order. */
+	MROCE_SACK(rx, METAROCE_PSN_WINDOW);
 	struct mroce_rxinfo *rxi;	/* RC: rx_cap entries, by PSN */
 	u32 rx_cap;			/* a power of two, at most the window */
 	u32 rx_high;			/* one past the highest PSN received */

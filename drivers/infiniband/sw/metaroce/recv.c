@@ -195,11 +195,12 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 static struct mroce_atomic_cache *mroce_acache_find(struct mroce_qp *qp,
 						    u32 psn)
 {
+	struct mroce_atomic_cache *ac = qp->resp->acache;
 	int i;
 
 	for (i = 0; i < MROCE_MAX_RD_ATOM; i++)
-		if (qp->resp->acache[i].valid && qp->resp->acache[i].psn == psn)
-			return &qp->resp->acache[i];
+		if (ac[i].valid && ac[i].psn == psn)
+			return &ac[i];
 	return NULL;
 }
 

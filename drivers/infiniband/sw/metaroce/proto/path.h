@@ -63,11 +63,11 @@ struct mroce_path {
 	/* Per-path sequence numbers of packets acked or declared lost; base
 	 * is the oldest one still outstanding.
 	 */
-	struct mroce_sack done;
+	MROCE_SACK(done, MROCE_PATH_SEQ_WINDOW);
 	/* Those of them acked while sent once (same base): only these say
 	 * the packets before them had their chance to arrive (10.3).
 	 */
-	struct mroce_sack delivered;
+	MROCE_SACK(delivered, MROCE_PATH_SEQ_WINDOW);
 	/* One past the newest sequence number in delivered, ever: no packet
 	 * sent after it can be judged lost yet, so loss detection need not
 	 * look there.

@@ -10,9 +10,10 @@
 
 void mroce_sack_init(struct mroce_sack *s, u32 base, u32 bits)
 {
-	memset(s, 0, sizeof(*s));
 	s->base = base;
 	s->bits = bits;
+	s->used = 0;
+	memset(s->map, 0, bits / 64 * sizeof(s->map[0]));
 }
 
 /* The 64 bits from window index i (past the window: 0). */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Selective-ACK bitmap of METAROCE_SACK_BITS (the wire's) or, for a
- * receiver's PSN window, METAROCE_PSN_WINDOW bits. Bit i stands for PSN
- * base + i; PSNs before base count as received (they are covered by the
- * cumulative ack).
+ * Selective-ACK bitmap of METAROCE_SACK_BITS (the wire's, and a path's
+ * sequence window) or, for a receiver's PSN window, METAROCE_PSN_WINDOW
+ * bits. Bit i stands for PSN base + i; PSNs before base count as received
+ * (they are covered by the cumulative ack).
  */
 #ifndef MROCE_PROTO_SACK_H
 #define MROCE_PROTO_SACK_H
@@ -11,16 +11,28 @@
 #include "compat.h"
 #include <metaroce/wire.h>
 
-#define MROCE_SACK_MAX_WORDS	(METAROCE_PSN_WINDOW / 64)
-
 struct mroce_sack {
 	u32 base;
 	u32 bits;			/* window size, a multiple of 64 */
 	u32 used;			/* map[used] on are all zero */
-	u64 map[MROCE_SACK_MAX_WORDS];	/* bit i of the window: map[i / 64] */
+	u64 map[];			/* bit i of the window: map[i / 64] */
 };
 
-/* bits: METAROCE_SACK_BITS or METAROCE_PSN_WINDOW. */
+/*
+ * A member called name, a struct mroce_sack with room for nbits: the
+ * paths' 256-bit maps and a receiver's 2,048-bit window share the code,
+ * and a path no longer carries 2,048 bits it cannot use (4 KiB a QP).
+ */
+#define MROCE_SACK(name, nbits)						\
+	union {								\
+		struct mroce_sack name;					\
+		struct {						\
+			u8 name##_hdr[sizeof(struct mroce_sack)];	\
+			u64 name##_map[(nbits) / 64];			\
+		};							\
+	}
+
+/* bits: METAROCE_SACK_BITS or METAROCE_PSN_WINDOW, at most s's room. */
 void mroce_sack_init(struct mroce_sack *s, u32 base, u32 bits);
 
 /* 0 if newly set, 1 if already received (or before base), -ERANGE if
@@ -66,7 +78,9 @@ u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn);
 /* The METAROCE_SACK_BITS from PSN from (not before base) in wire form. */
 void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 			u8 wire[METAROCE_SACK_BYTES]);
-/* A METAROCE_SACK_BITS bitmap from the wire, bit 0 standing for base. */
+/* A METAROCE_SACK_BITS bitmap from the wire, bit 0 standing for base;
+ * s has room for at least that many.
+ */
 void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 			  const u8 wire[METAROCE_SACK_BYTES]);
 
