@@ -397,13 +397,40 @@ void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 
 /* txring.c */
 int mroce_txring_create(struct mroce_qp *qp);
-void mroce_txring_check(struct mroce_qp *qp);	/* lock held */
+void __mroce_txring_check(struct mroce_qp *qp);
 void mroce_txring_grow(struct mroce_qp *qp);
 void mroce_txring_reset(struct mroce_qp *qp);
 
+/*
+ * Grow the requester's ring once three quarters of it is in flight. Run
+ * for every packet sent, so the common answer, no, costs no call. Lock
+ * held.
+ */
+static inline void mroce_txring_check(struct mroce_qp *qp)
+{
+	u32 cap = qp->tx_cap;
+
+	if (cap < MROCE_TX_WINDOW && mroce_in_flight(qp) >= cap - cap / 4)
+		__mroce_txring_check(qp);
+}
+
 /* rxring.c */
 int mroce_rxring_create(struct mroce_qp *qp);
-int mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n);	/* lock held */
+int __mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n);
+
+/*
+ * Make room in the responder's ring for PSNs psn .. psn + n - 1, those
+ * of them in the window; -ENOMEM if it could not grow. Run for every
+ * packet received: one that fits, nearly all, costs no call (a duplicate
+ * below the cumulative point takes the slow way, which lets it through).
+ * Lock held.
+ */
+static inline int mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n)
+{
+	if (psn - qp->rx.base + n <= qp->rx_cap)
+		return 0;
+	return __mroce_rxring_fit(qp, psn, n);
+}
 
 /* timers.c */
 void mroce_rto_fire(struct timer_list *t);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The responder's ring of rxinfo, one per PSN received out of order,
- * sized on demand.
+ * The responder's ring of rxinfo, an entry for each PSN from the
+ * cumulative point to the highest received, sized on demand.
  *
- * A PSN received in order is completed as it arrives; only the PSNs past
- * a hole wait in the ring, and a whole window of them (24 KiB) is what a
- * loss on a long, fast path needs, not what most QPs ever see. So the
+ * A PSN received in order is completed as it arrives and its entry is
+ * free again at once; only the PSNs past a hole wait in the ring, and a
+ * whole window of them (24 KiB) is what a loss on a long, fast path
+ * needs, not what most QPs ever see. So the
  * ring starts at MROCE_RX_RING_MIN entries and grows, up to the window,
  * when a packet lands beyond it. That happens in the receive softirq, so
  * the allocation cannot sleep; when it fails the packet is dropped as the
@@ -32,11 +33,10 @@ int mroce_rxring_create(struct mroce_qp *qp)
 }
 
 /*
- * Make room for PSNs psn .. psn + n - 1, those of them in the window.
- * Every entry keeps its PSN. Returns -ENOMEM if the ring could not grow.
- * Lock held.
+ * The slow way of mroce_rxring_fit(): grow the ring to a power of two
+ * that holds the PSNs. Every entry keeps its PSN. Lock held.
  */
-int mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n)
+int __mroce_rxring_fit(struct mroce_qp *qp, u32 psn, u32 n)
 {
 	u32 base = qp->rx.base, cap = qp->rx_cap, need, ncap, i;
 	struct mroce_rxinfo *ring;

@@ -52,17 +52,17 @@ static void mroce_txring_move(struct mroce_qp *qp, struct mroce_txpkt *ring)
 }
 
 /*
- * Grow the ring once three quarters of it is in flight: at once if
- * memory is at hand, else from tx_work, which may sleep. Lock held.
+ * mroce_txring_check() found the ring three quarters in flight: grow it
+ * at once if memory is at hand, else from tx_work, which may sleep. Lock
+ * held.
  */
-void mroce_txring_check(struct mroce_qp *qp)
+void __mroce_txring_check(struct mroce_qp *qp)
 {
 	u32 cap = qp->tx_cap;
 	struct mroce_txpkt *ring;
 
-	if (cap >= MROCE_TX_WINDOW || qp->tx_grow ||
-	    mroce_in_flight(qp) < cap - cap / 4)
-		return;
+	if (qp->tx_grow)
+		return;		/* tx_work is on it */
 	ring = kcalloc(2 * cap, sizeof(*ring), GFP_NOWAIT | __GFP_NOWARN);
 	if (ring) {
 		mroce_txring_move(qp, ring);
