@@ -244,15 +244,15 @@ void case_mr_access(void)
 }
 
 /* 5: atomics. Any error completion passes; which one is reported. */
-static void one_atomic(const char *what, int mr_access, long off,
-		       bool bad_rkey, bool want_ok)
+static void one_atomic(const char *what, const struct opts *o,
+		       int mr_access, long off, bool bad_rkey, bool want_ok)
 {
 	struct ibv_mr *mr = tgt_reg(pd, mr_access);
 	struct ibv_wc wc;
 	struct pair p;
 	int s;
 
-	if (!mr || !pair_new(&p, &defaults, what)) {
+	if (!mr || !pair_new(&p, o, what)) {
 		check(0, "%s: target MR and pair", what);
 		if (mr)
 			ibv_dereg_mr(mr);
@@ -299,15 +299,57 @@ void case_atomic(void)
 		check(1, "5 atomics # SKIP device reports no atomic support");
 		return;
 	}
-	one_atomic("5 control: aligned atomic", ALL_ACCESS, 8, false, true);
-	one_atomic("5 atomic to a misaligned address", ALL_ACCESS, 12, false,
-		   false);
-	one_atomic("5b atomic to an MR without REMOTE_ATOMIC",
+	one_atomic("5 control: aligned atomic", &defaults, ALL_ACCESS, 8,
+		   false, true);
+	one_atomic("5 atomic to a misaligned address", &defaults, ALL_ACCESS,
+		   12, false, false);
+	one_atomic("5b atomic to an MR without REMOTE_ATOMIC", &defaults,
 		   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		   IBV_ACCESS_REMOTE_READ, 8, false, false);
-	one_atomic("5c atomic with a bad rkey", ALL_ACCESS, 8, true, false);
-	one_atomic("5d atomic just past the MR's end", ALL_ACCESS, TGT_LEN,
-		   false, false);
+	one_atomic("5c atomic with a bad rkey", &defaults, ALL_ACCESS, 8, true,
+		   false);
+	one_atomic("5d atomic just past the MR's end", &defaults, ALL_ACCESS,
+		   TGT_LEN, false, false);
+}
+
+/*
+ * A responder QP that allowed only Writes has no read and atomic queues
+ * (they come with the first modify_qp allowing either); allowed Reads
+ * later, in RTS, it answers them.
+ */
+static void case_read_allowed_late(void)
+{
+	const char *w = "6d READ after RTS -> RTS allows REMOTE_READ";
+	struct ibv_mr *mr = tgt_reg(pd, ALL_ACCESS);
+	struct ibv_qp_attr attr = {
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	struct opts o = defaults;
+	struct pair p;
+
+	o.b_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (!mr || !pair_new(&p, &o, w)) {
+		check(0, "%s: target MR and pair", w);
+		goto out;
+	}
+	tgt_fill();
+	memset(loc, 0x22, LOCAL_LEN);
+	check(!ibv_modify_qp(p.b, &attr, IBV_QP_ACCESS_FLAGS),
+	      "%s: modify_qp succeeds", w);
+	post_rdma(p.a, 1, IBV_WR_RDMA_READ, 0, TGT_LEN, tgt_va(0), mr->rkey,
+		  NULL);
+	expect_wc(p.cqa, 1, IBV_WC_SUCCESS, w);
+	check((uint8_t)loc[0] == tgt_pat(0) &&
+	      (uint8_t)loc[TGT_LEN - 1] == tgt_pat(TGT_LEN - 1) &&
+	      (uint8_t)loc[TGT_LEN] == 0x22 && tgt_ok(true),
+	      "%s: the whole MR read, nothing past it", w);
+	check(qp_state(p.b) == IBV_QPS_RTS, "%s: responder QP still RTS", w);
+	pair_free(&p);
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
 }
 
 void case_qp_access(void)
@@ -323,4 +365,8 @@ void case_qp_access(void)
 	one_bad("6b READ from a responder QP without REMOTE_READ", &o,
 		IBV_WR_RDMA_READ, ALL_ACCESS, tgt_va(0), 64, false, 0, true,
 		NULL);
+	if (atomics)
+		one_atomic("6c atomic to a responder QP allowing only Writes",
+			   &o, ALL_ACCESS, 8, false, false);
+	case_read_allowed_late();
 }

@@ -171,7 +171,7 @@ static void mroce_qp_free(struct mroce_qp *qp)
 	mroce_uqp_destroy(qp);
 	kvfree(qp->tx);
 	kfree(qp->rxi);
-	kvfree(qp->resp);
+	kfree(qp->resp);
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 }
@@ -234,9 +234,7 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		BUILD_BUG_ON(sizeof(*qp->tx) != MROCE_TXPKT_SIZE);
 		BUILD_BUG_ON(METAROCE_F_ALL > U8_MAX);
 		BUILD_BUG_ON(MROCE_READ_CHUNK > U8_MAX);
-		BUILD_BUG_ON(sizeof(*qp->resp) != MROCE_RESP_SIZE);
-		qp->resp = kvzalloc(sizeof(*qp->resp), GFP_KERNEL);
-		err = qp->resp ? mroce_txring_create(qp) : -ENOMEM;
+		err = mroce_txring_create(qp);
 		if (!err)
 			err = mroce_rxring_create(qp);
 		if (err)
@@ -358,6 +356,7 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   int mask, struct ib_udata *udata)
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
+	struct mroce_resp *resp = NULL;
 	enum ib_qp_state cur, new;
 	int err = 0;
 
@@ -365,6 +364,22 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return -EOPNOTSUPP;
 
 	mutex_lock(&qp->state_mutex);
+	/*
+	 * The read and atomic queues, once the QP may answer either: a QP
+	 * that is only written to or sent to, as most are, never needs them.
+	 * Kept until the QP is destroyed.
+	 */
+	BUILD_BUG_ON(sizeof(*qp->resp) != MROCE_RESP_SIZE);
+	if (ibqp->qp_type == IB_QPT_RC && !qp->resp &&
+	    (mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags &
+	     (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC))) {
+		resp = kzalloc(sizeof(*resp), GFP_KERNEL);
+		if (!resp) {
+			mutex_unlock(&qp->state_mutex);
+			return -ENOMEM;
+		}
+	}
 	spin_lock_bh(&qp->lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -395,6 +410,10 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			goto out;
 	}
 
+	if (resp) {
+		qp->resp = resp;	/* before the access that needs it */
+		resp = NULL;
+	}
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_PATH_MTU)
@@ -448,6 +467,7 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 out:
 	spin_unlock_bh(&qp->lock);
 	mutex_unlock(&qp->state_mutex);
+	kfree(resp);		/* the modify failed */
 	if (!err && (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTS)
 		mroce_tx_kick(qp);
 	return err;

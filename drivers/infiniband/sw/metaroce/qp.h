@@ -174,7 +174,8 @@ struct mroce_atomic_cache {
 /*
  * An RC QP's read and atomic queues, in one allocation of 8 KiB exactly,
  * which kmalloc serves without rounding up: inside struct mroce_qp they
- * took it from 2 KiB to 16 KiB.
+ * took it from 2 KiB to 16 KiB. Allocated by the first modify_qp that
+ * allows remote Reads or atomics, so a QP that allows either has them.
  */
 struct mroce_resp {
 	struct mroce_rdreq rdq[MROCE_RDQ_SIZE];
@@ -277,7 +278,7 @@ struct mroce_qp {
 	struct mroce_rxinfo *rxi;	/* RC: rx_cap entries, by PSN */
 	u32 rx_cap;			/* a power of two, at most the window */
 	u32 rx_high;			/* one past the highest PSN received */
-	struct mroce_resp *resp;	/* RC only */
+	struct mroce_resp *resp;	/* RC allowing Reads or atomics */
 	u32 rx_write_bytes;		/* of the Write being completed */
 	u32 rdq_head, rdq_tail;		/* in resp->rdq */
 	u32 acache_next;		/* in resp->acache */

@@ -127,7 +127,8 @@ static struct mroce_rdreq *mroce_rdq_add(struct mroce_qp *qp)
 {
 	struct mroce_rdreq *rd;
 
-	if (qp->rdq_head - qp->rdq_tail >= MROCE_RDQ_SIZE)
+	/* No queue: the QP was never allowed to answer a Read or atomic. */
+	if (!qp->resp || qp->rdq_head - qp->rdq_tail >= MROCE_RDQ_SIZE)
 		return NULL;	/* the requester will ask again */
 	rd = &qp->resp->rdq[qp->rdq_head++ % MROCE_RDQ_SIZE];
 	memset(rd, 0, sizeof(*rd));
@@ -195,9 +196,12 @@ static int mroce_rx_read_req(struct mroce_qp *qp, const struct mroce_hdr *h)
 static struct mroce_atomic_cache *mroce_acache_find(struct mroce_qp *qp,
 						    u32 psn)
 {
-	struct mroce_atomic_cache *ac = qp->resp->acache;
+	struct mroce_atomic_cache *ac;
 	int i;
 
+	if (!qp->resp)
+		return NULL;	/* no atomic was ever executed */
+	ac = qp->resp->acache;
 	for (i = 0; i < MROCE_MAX_RD_ATOM; i++)
 		if (ac[i].valid && ac[i].psn == psn)
 			return &ac[i];
