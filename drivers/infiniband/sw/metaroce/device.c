@@ -359,6 +359,7 @@ int mroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &mroce_mw_ops);
 	ib_set_device_ops(ibdev, &mroce_cq_ops);
 	ib_set_device_ops(ibdev, &mroce_qp_ops);
+	ib_set_device_ops(ibdev, &mroce_post_ops);
 	ib_set_device_ops(ibdev, &mroce_ah_ops);
 	ib_set_device_ops(ibdev, &mroce_srq_ops);
 	mroce_dev_update_port(mdev, false);

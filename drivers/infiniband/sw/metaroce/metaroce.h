@@ -182,6 +182,7 @@ extern const struct ib_device_ops mroce_mr_ops;	/* mr.c */
 extern const struct ib_device_ops mroce_mw_ops;	/* mw.c */
 extern const struct ib_device_ops mroce_cq_ops;	/* cq.c */
 extern const struct ib_device_ops mroce_qp_ops;	/* qp.c */
+extern const struct ib_device_ops mroce_post_ops;	/* post.c */
 extern const struct ib_device_ops mroce_ah_ops;	/* ah.c */
 extern const struct ib_device_ops mroce_srq_ops;	/* srq.c */
 
