@@ -113,13 +113,15 @@ rate_trace() {
 	grep -q ' mroce_rate_join: ' "$2" && grep -q ' mroce_rate_hint: ' "$2"
 }
 
-# hints_fair_ms FILE K CAP_MBPS: milliseconds from the receiver's table
-# taking its K-th sender (in a rate_trace FILE) until the senders' hints
-# were fair: K of them held one, their Jain index was >= 0.95 and they
-# added up to at most 1.05 x CAP; "none" if they never were. The bench
-# report (tools/bench/report_fabric.py) judges its traces with this too.
+# hints_fair_ms FILE K CAP_MBPS [JAIN]: milliseconds from the receiver's
+# table taking its K-th sender (in a rate_trace FILE) until the senders'
+# hints were fair: K of them held one, their Jain index was >= JAIN
+# (default 0.95) and they added up to at most 1.05 x CAP; "none" if they
+# never were. JAIN 0 asks only that every sender be told and the hints
+# fit the capacity. The bench report (tools/bench/report_fabric.py)
+# judges its traces with this too.
 hints_fair_ms() {
-	awk -v k="$2" -v cap="$(($3 * 1000))" '
+	awk -v k="$2" -v cap="$(($3 * 1000))" -v jain="${4:-0.95}" '
 	match($0, /[0-9]+\.[0-9]+: mroce_rate_(join|hint): [^ ]+ qp [0-9]+ [a-z_]+ [0-9]+/) {
 		split(substr($0, RSTART, RLENGTH), f, " ")
 		t = f[1] + 0; v = f[7] + 0
@@ -128,7 +130,7 @@ hints_fair_ms() {
 		if (tj == "" || t < tj) next
 		n = s = q = 0
 		for (d in h) if (h[d] > 0 && h[d] < 4294967295) { n++; s += h[d]; q += h[d] * h[d] }
-		if (n >= k && s * s >= 0.95 * n * q && s <= 1.05 * cap) {
+		if (n >= k && s * s >= jain * n * q && s <= 1.05 * cap) {
 			printf "%.3f\n", (t - tj) * 1000; found = 1; exit
 		}
 	}
