@@ -232,7 +232,7 @@ check "incast: rate hints traced" rate_trace stop "$OUT/incast.trace"
 told=$(hints_fair_ms "$OUT/incast.trace" 4 "$CAP" 0)
 fair=$(hints_fair_ms "$OUT/incast.trace" 4 "$CAP")
 fig "incast: every sender told, hints within the capacity ${told} ms and fair (Jain >= 0.95) ${fair} ms after the fourth sender joined; $(counter mroce1 tx_hint_acks) hint ACKs"
-check "incast: within 5 ms of the fourth join every sender holds a hint and they add up to the capacity" \
+check "incast: within 5 ms of the fourth join every sender holds a hint and they fit the capacity" \
 	awk -v f="$told" 'BEGIN { exit !(f != "none" && f <= 5) }'
 check "incast: the receiver pushed the share after every join" \
 	counter_ge mroce1 tx_hint_acks 4

@@ -8,8 +8,8 @@
  * whole window of them (24 KiB) is what a loss on a long, fast path
  * needs, not what most QPs ever see. So the ring starts at
  * MROCE_RX_RING_MIN entries and grows, up to the window, when a packet
- * lands beyond it. That happens in the receive softirq, so
- * the allocation cannot sleep; when it fails the packet is dropped as the
+ * lands beyond it. That happens in the receive softirq, so the
+ * allocation cannot sleep; when it fails the packet is dropped as the
  * network could have dropped it, and the sender resends it. The PSN at
  * the cumulative point always fits, so the connection goes on. The ring
  * does not shrink; it is freed with the QP.
