@@ -54,6 +54,7 @@ MT_CASE(psn)
 MT_CASE(sack)
 MT_CASE(sack_window)
 MT_CASE(sack_model)
+MT_CASE(sack_fresh)
 
 static void fuzz_case(struct kunit *test)
 {
@@ -87,6 +88,7 @@ static struct kunit_case mroce_seq_cases[] = {
 	KUNIT_CASE(sack_case),
 	KUNIT_CASE(sack_window_case),
 	KUNIT_CASE(sack_model_case),
+	KUNIT_CASE(sack_fresh_case),
 	{}
 };
 

@@ -261,4 +261,102 @@ static void test_sack_model(struct mt *t)
 	MT_CHECK(t, bad == 0);
 }
 
+/* The wire bitmap of the 256 PSNs from index b of a model by PSN. */
+static void model_to_wire(const u8 *model, u32 b, u8 w[METAROCE_SACK_BYTES])
+{
+	unsigned int j;
+
+	memset(w, 0, METAROCE_SACK_BYTES);
+	for (j = 0; j < METAROCE_SACK_BITS; j++)
+		if (model[b + j])
+			w[j / 8] |= 1 << (j % 8);
+}
+
+/*
+ * A sender's record of the SACK bits it acted on (mroce_sack_fresh):
+ * across the wrap, against a model, every reported PSN is fresh once,
+ * again once it is sent again, and every bit of an overtaken ACK is
+ * fresh (acted on again, which the sender allows).
+ */
+static void test_sack_fresh(struct mt *t)
+{
+	static u8 rcvd[3000], acted[3000];	/* by PSN - start */
+	const u32 start = 0xffffff00;
+	struct mt_sack_wire seenr = {};
+	struct mroce_sack *seen = &seenr.k;
+	u64 fresh[METAROCE_SACK_BITS / 64], want;
+	unsigned int n, j, k, bad = 0, acts = 0, again = 0, old = 0;
+	u32 top = 0, b = 0, prev = 0;
+	u8 w[METAROCE_SACK_BYTES];
+
+	memset(rcvd, 0, sizeof(rcvd));
+	memset(acted, 0, sizeof(acted));
+	rng_state = 0xf2e5 * 0x9e3779b97f4a7c15ULL + 1;
+	mroce_sack_init(seen, start, METAROCE_SACK_BITS);
+
+	/* The same ACK twice: its bits are fresh the first time only. */
+	rcvd[3] = 1;
+	rcvd[64] = 1;
+	rcvd[255] = 1;
+	model_to_wire(rcvd, 0, w);
+	mroce_sack_fresh(seen, start, w, fresh);
+	MT_CHECK(t, fresh[0] == 1ULL << 3 && fresh[1] == 1 && !fresh[2] &&
+		 fresh[3] == 1ULL << 63);
+	for (j = 0; j < METAROCE_SACK_BITS; j++)
+		if (rcvd[j])
+			mroce_sack_set(seen, start + j);
+	mroce_sack_fresh(seen, start, w, fresh);
+	MT_CHECK(t, !(fresh[0] | fresh[1] | fresh[2] | fresh[3]));
+	mroce_sack_init(seen, start, METAROCE_SACK_BITS);
+	memset(rcvd, 0, sizeof(rcvd));
+
+	for (n = 0; top + 16 < sizeof(rcvd) - METAROCE_SACK_BITS; n++) {
+		u64 r = rng();
+
+		/* The receiver gets a few PSNs, some of them late. */
+		top += 1 + (r >> 8) % 4;
+		rcvd[top] = 1;
+		if (top > 40 && r % 4 == 0)
+			rcvd[top - 1 - (r >> 16) % 40] = 1;
+		/* Its ACK ends at the newest; now and then an older one. */
+		prev = b;
+		if (r % 16 == 1 && b > 30) {
+			b -= 1 + (r >> 24) % 30;
+			old++;
+		} else if (top >= METAROCE_SACK_BITS &&
+			   top - METAROCE_SACK_BITS + 1 > b) {
+			b = top - METAROCE_SACK_BITS + 1;
+		}
+		model_to_wire(rcvd, b, w);
+		mroce_sack_fresh(seen, start + b, w, fresh);
+		if (b < prev)
+			memset(acted, 0, sizeof(acted));
+		for (k = 0; k < METAROCE_SACK_BITS / 64; k++) {
+			for (want = 0, j = 0; j < 64; j++)
+				if (rcvd[b + k * 64 + j] && !acted[b + k * 64 + j])
+					want |= 1ULL << j;
+			bad += fresh[k] != want;
+			for (j = 0; j < 64; j++) {
+				if (!(fresh[k] & (1ULL << j)))
+					continue;
+				acted[b + k * 64 + j] = 1;
+				mroce_sack_set(seen, start + b + k * 64 + j);
+				acts++;
+			}
+		}
+		/* A PSN sent again is fresh again. */
+		j = b + (r >> 32) % METAROCE_SACK_BITS;
+		if (r % 8 == 3 && acted[j]) {
+			acted[j] = 0;
+			mroce_sack_clear(seen, start + j);
+			again++;
+		}
+	}
+	MT_CHECK(t, bad == 0);
+	/* The walk covered what it is meant to. */
+	MT_CHECK(t, old > 10 && again > 10 && acts > top);
+	if (bad)
+		mt_log(t, "sack_fresh: %u words wrong of %u ACKs", bad, n);
+}
+
 #endif /* MROCE_SEQ_CASES_H */

@@ -166,11 +166,23 @@ done
 check "mroce-verify under 10% loss, dup, reorder, corrupt: 0 corrupt" \
 	mverify loss10 1M 400
 stall0=$(counter mroce2 tx_stall_cwnd)
+pl0=$(counter mroce2 path_losses)
+pr0=$(counter mroce2 path_rto_events)
+cr0=$(counter mroce2 rto_events)
 (while :; do rdma res show qp -dd; sleep 0.2; done) >"$OUT/res-loss10.txt" 2>&1 &
 res_pid=$!
 pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
 kill $res_pid
 wait $res_pid 2>/dev/null
+# The SACK rule finds losses within a round trip; the paths' and the
+# connection's timers are the fallback, and would have to find a lost
+# resend the rule never looked at again.
+pl=$(($(counter mroce2 path_losses) - pl0))
+pr=$(($(counter mroce2 path_rto_events) - pr0))
+cr=$(($(counter mroce2 rto_events) - cr0))
+echo "# 10% loss: path_losses $pl, path RTOs $pr, connection RTOs $cr" >>"$FIG"
+check "10% loss: SACKs found the losses, not timers ($pl; RTOs $pr, $cr)" \
+	test "$pl" -ge 100 -a "$pl" -ge $((20 * (pr + cr)))
 # Losses shrink the paths' windows below what the transfer could use.
 check "10% loss: sends waited for the paths' windows (tx_stall_cwnd)" \
 	counter_ge mroce2 tx_stall_cwnd $((stall0 + 1))

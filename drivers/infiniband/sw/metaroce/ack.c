@@ -22,6 +22,17 @@ void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t)
 	}
 }
 
+/*
+ * psn goes out on a path, maybe again: its SACK bit now speaks of this
+ * transmission, and the loss walk must pass it (mroce_tx_find_lost()).
+ */
+void mroce_tx_on_path(struct mroce_qp *qp, u32 psn)
+{
+	mroce_sack_clear(&qp->sack_seen, psn);
+	if (mroce_psn_before(psn, qp->lost_scan))
+		qp->lost_scan = psn;
+}
+
 /* What one ACK or response reports, for the paths. */
 struct mroce_ackctx {
 	u64 now;
@@ -171,20 +182,33 @@ static void mroce_una_advance(struct mroce_qp *qp)
  * order it does not start. Walking the whole window on every ACK and on
  * every read response took a quarter of the CPU of a 1 MiB ib_read_bw;
  * it also ran to the end of the window on every ACK while any path had
- * a hole.
+ * a hole. Nor does it start at snd_una without reads: a loss holds
+ * snd_una for a round trip, over which every ACK while another hole
+ * waits would walk the same PSNs, none of them on a path any more.
  */
 static void mroce_tx_find_lost(struct mroce_qp *qp, u64 now)
 {
 	u32 holes = mroce_paths_holes(qp);	/* left for the first rule */
 	u32 p, later = qp->snd_sacked;	/* acknowledged PSNs from p on */
-	bool reads = qp->rd_pending;
+	bool reads = qp->rd_pending, lead = !reads;
 
-	for (p = qp->snd_una; p != qp->snd_psn; p++) {
+	if (mroce_psn_before(qp->lost_scan, qp->snd_una))
+		qp->lost_scan = qp->snd_una;
+	/*
+	 * Without reads only the first rule can fire, on a transmission
+	 * still on a path; lost_scan is the first PSN that may be one.
+	 */
+	for (p = reads ? qp->snd_una : qp->lost_scan; p != qp->snd_psn; p++) {
 		struct mroce_txpkt *t;
 
 		if (!holes && (!reads || later < MROCE_DUPACK_THRESH))
 			break;
 		t = mroce_txpkt(qp, p);
+		if (lead && t->path == MROCE_PATH_NONE) {
+			qp->lost_scan = p + 1;
+			continue;
+		}
+		lead = false;
 		if (t->acked) {
 			if (later)
 				later--;
@@ -221,6 +245,34 @@ static void mroce_tx_progress(struct mroce_qp *qp, u32 una, u64 now)
 		mroce_tx_complete(qp);
 }
 
+/*
+ * Act on the SACK bits that earlier ACKs did not bring. While a hole is
+ * open every ACK reports up to 256 PSNs, most of them acted on before:
+ * walking them all cost each ACK a pass over as many txpkts, and at 1%
+ * loss nearly every ACK has a hole. Acting on a bit twice changes
+ * nothing unless the PSN was sent again in between, which clears its
+ * bit in sack_seen (mroce_tx_on_path()).
+ */
+static void mroce_rx_sack(struct mroce_qp *qp, const struct mroce_hdr *hdr,
+			  struct mroce_ackctx *c)
+{
+	u32 base = hdr->ack.sack_base, p;
+	u64 fresh[METAROCE_SACK_BITS / 64];
+	unsigned int k;
+
+	mroce_sack_fresh(&qp->sack_seen, base, hdr->ack.sack, fresh);
+	for (k = 0; k < ARRAY_SIZE(fresh); k++) {
+		for (; fresh[k]; fresh[k] &= fresh[k] - 1) {
+			p = base + k * 64 + __ffs64(fresh[k]);
+			if (mroce_psn_before(p, qp->snd_una) ||
+			    mroce_psn_after_eq(p, qp->snd_psn))
+				continue;
+			mroce_ack_psn(qp, p, false, c);
+			mroce_sack_set(&qp->sack_seen, p);
+		}
+	}
+}
+
 /* Process an ACK or NAK from the peer. Lock held. */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 {
@@ -230,7 +282,6 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 		.echo_path = hdr->ack.echo_path,
 	};
 	u8 syn = hdr->ack.syndrome;
-	int i;
 
 	/* Traced before it is judged: an ignored ACK is seen for what it is. */
 	trace_mroce_ack(qp->ibqp.qp_num, ack, syn, qp->snd_una, qp->snd_psn,
@@ -244,14 +295,7 @@ void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr)
 
 	for (p = qp->snd_una; mroce_psn_before(p, ack); p++)
 		mroce_ack_psn(qp, p, false, &c);
-	for (i = 0; i < METAROCE_SACK_BITS; i++) {
-		if (!(hdr->ack.sack[i / 8] & (1 << (i % 8))))
-			continue;
-		p = hdr->ack.sack_base + i;
-		if (mroce_psn_after_eq(p, qp->snd_una) &&
-		    mroce_psn_before(p, qp->snd_psn))
-			mroce_ack_psn(qp, p, false, &c);
-	}
+	mroce_rx_sack(qp, hdr, &c);
 	mroce_paths_on_ack(qp, hdr, c.now, c.echo_pkts);
 	/* What the NAK acknowledges counts before the NAK itself. */
 	mroce_una_advance(qp);

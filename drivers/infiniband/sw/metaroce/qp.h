@@ -246,6 +246,9 @@ struct mroce_qp {
 	u32 snd_psn;			/* next new PSN */
 	u32 snd_una;			/* oldest PSN not acknowledged */
 	u32 snd_sacked;			/* PSNs after snd_una acknowledged */
+	/* SACK bits acted on, not to be walked again (ack.c) */
+	MROCE_SACK(sack_seen, METAROCE_SACK_BITS);
+	u32 lost_scan;			/* no PSN before it on a path */
 	u32 snd_msn;			/* next receive MSN to assign */
 	u32 rd_msn;			/* next read/atomic MSN to assign */
 	u32 rd_pending;			/* reads/atomics awaiting responses */
@@ -393,6 +396,7 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 		   const u8 *payload, u32 len);
 void mroce_tx_complete(struct mroce_qp *qp);
 void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t);
+void mroce_tx_on_path(struct mroce_qp *qp, u32 psn);
 void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 			enum ib_wc_status status);
 

@@ -196,10 +196,12 @@ static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
 	}
 	t->sent_ns = h.ts;
 	trace_mroce_tx(qp->ibqp.qp_num, psn, h.opcode, h.flags, len);
-	if (!probe)
-		mroce_paths_sent(qp, t, idx, h.ts, skb->len);
-	else
+	if (probe) {
 		mroce_pacer_on_send(&qp->pacer, h.ts, skb->len);
+	} else {
+		mroce_tx_on_path(qp, psn);
+		mroce_paths_sent(qp, t, idx, h.ts, skb->len);
+	}
 	mroce_send_pkt(qp, skb, qp->path_sport[idx]);
 	return 0;
 }

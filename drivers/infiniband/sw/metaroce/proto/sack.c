@@ -165,3 +165,22 @@ void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 		s->map[i / 8] |= (u64)wire[i] << ((i % 8) * 8);
 	s->used = METAROCE_SACK_BITS / 64;
 }
+
+void mroce_sack_fresh(struct mroce_sack *seen, u32 base,
+		      const u8 wire[METAROCE_SACK_BYTES],
+		      u64 fresh[METAROCE_SACK_BITS / 64])
+{
+	unsigned int k, j;
+
+	if (mroce_psn_before(base, seen->base))
+		mroce_sack_init(seen, base, METAROCE_SACK_BITS);
+	else
+		mroce_sack_advance(seen, base);
+	for (k = 0; k < METAROCE_SACK_BITS / 64; k++) {
+		u64 w = 0;
+
+		for (j = 0; j < 8; j++)
+			w |= (u64)wire[k * 8 + j] << (j * 8);
+		fresh[k] = w & ~sack_word_at(seen, k * 64);
+	}
+}

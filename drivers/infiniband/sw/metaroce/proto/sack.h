@@ -84,4 +84,17 @@ void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 			  const u8 wire[METAROCE_SACK_BYTES]);
 
+/*
+ * A sender's record of the SACK bits it has acted on: the bits of an
+ * ACK's wire bitmap (bit 0 for PSN base) that seen does not hold, as
+ * words, bit j of fresh[k] for PSN base + k * 64 + j. seen, with room for
+ * METAROCE_SACK_BITS, moves to base first; a base before its own (an ACK
+ * overtaken by a later one) starts it afresh there, so that ACK's bits
+ * are acted on again, which acting on a bit must allow. The caller sets
+ * in seen what it acted on and clears a PSN it sends again.
+ */
+void mroce_sack_fresh(struct mroce_sack *seen, u32 base,
+		      const u8 wire[METAROCE_SACK_BYTES],
+		      u64 fresh[METAROCE_SACK_BITS / 64]);
+
 #endif /* MROCE_PROTO_SACK_H */
