@@ -22,6 +22,14 @@ void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t)
 	}
 }
 
+/* The requester's record of what was acknowledged starts over at psn. */
+void mroce_tx_acks_reset(struct mroce_qp *qp, u32 psn)
+{
+	qp->snd_sacked = 0;
+	mroce_sack_init(&qp->sack_seen, psn, METAROCE_SACK_BITS);
+	qp->lost_scan = psn;
+}
+
 /*
  * psn goes out on a path, maybe again: its SACK bit now speaks of this
  * transmission, and the loss walk must pass it (mroce_tx_find_lost()).

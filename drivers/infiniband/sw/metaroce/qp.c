@@ -326,9 +326,7 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	mroce_rtt_init(&qp->rtt);
 	qp->peer_rto_ns = 0;
 	mroce_txring_reset(qp);
-	qp->snd_sacked = 0;
-	mroce_sack_init(&qp->sack_seen, qp->snd_psn, METAROCE_SACK_BITS);
-	qp->lost_scan = qp->snd_psn;
+	mroce_tx_acks_reset(qp, qp->snd_psn);
 	mroce_uqp_reset(qp);
 }
 
@@ -439,10 +437,7 @@ static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->snd_psn = attr->sq_psn;
 		qp->snd_una = attr->sq_psn;
-		qp->snd_sacked = 0;
-		mroce_sack_init(&qp->sack_seen, attr->sq_psn,
-				METAROCE_SACK_BITS);
-		qp->lost_scan = attr->sq_psn;
+		mroce_tx_acks_reset(qp, attr->sq_psn);
 	}
 	if (mask & IB_QP_RQ_PSN) {
 		mroce_sack_init(&qp->rx, attr->rq_psn, METAROCE_PSN_WINDOW);

@@ -397,6 +397,7 @@ void mroce_rx_resp(struct mroce_qp *qp, const struct mroce_hdr *hdr,
 void mroce_tx_complete(struct mroce_qp *qp);
 void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t);
 void mroce_tx_on_path(struct mroce_qp *qp, u32 psn);
+void mroce_tx_acks_reset(struct mroce_qp *qp, u32 psn);
 void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 			enum ib_wc_status status);
 

@@ -155,14 +155,25 @@ void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 	}
 }
 
+/* Word k of a wire bitmap: its bytes 8k..8k+7, LSB first. */
+static u64 wire_word(const u8 wire[METAROCE_SACK_BYTES], unsigned int k)
+{
+	unsigned int j;
+	u64 w = 0;
+
+	for (j = 0; j < 8; j++)
+		w |= (u64)wire[k * 8 + j] << (j * 8);
+	return w;
+}
+
 void mroce_sack_from_wire(struct mroce_sack *s, u32 base,
 			  const u8 wire[METAROCE_SACK_BYTES])
 {
-	unsigned int i;
+	unsigned int k;
 
 	mroce_sack_init(s, base, METAROCE_SACK_BITS);
-	for (i = 0; i < METAROCE_SACK_BYTES; i++)
-		s->map[i / 8] |= (u64)wire[i] << ((i % 8) * 8);
+	for (k = 0; k < METAROCE_SACK_BITS / 64; k++)
+		s->map[k] = wire_word(wire, k);
 	s->used = METAROCE_SACK_BITS / 64;
 }
 
@@ -170,17 +181,12 @@ void mroce_sack_fresh(struct mroce_sack *seen, u32 base,
 		      const u8 wire[METAROCE_SACK_BYTES],
 		      u64 fresh[METAROCE_SACK_BITS / 64])
 {
-	unsigned int k, j;
+	unsigned int k;
 
 	if (mroce_psn_before(base, seen->base))
 		mroce_sack_init(seen, base, METAROCE_SACK_BITS);
 	else
 		mroce_sack_advance(seen, base);
-	for (k = 0; k < METAROCE_SACK_BITS / 64; k++) {
-		u64 w = 0;
-
-		for (j = 0; j < 8; j++)
-			w |= (u64)wire[k * 8 + j] << (j * 8);
-		fresh[k] = w & ~sack_word_at(seen, k * 64);
-	}
+	for (k = 0; k < METAROCE_SACK_BITS / 64; k++)
+		fresh[k] = wire_word(wire, k) & ~sack_word_at(seen, k * 64);
 }
