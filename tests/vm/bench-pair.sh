@@ -179,6 +179,11 @@ sample_res() {
 	done
 }
 
+# wire_retrans: segments the host's TCP under the wire has retransmitted
+# so far, both ways (run-pair.sh keeps them in the shared directory; 0
+# without it). Each one stalled the wire for whatever stack was on it.
+wire_retrans() { awk '{ print $1 + $2 }' "$sync_dir/wire" 2>/dev/null || echo 0; }
+
 # hwc NAME: a MetaRoCE counter of metaroce0 (0 for rxe).
 hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
 hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
@@ -190,7 +195,7 @@ HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_s
 perf() {
 	local stack=$1 bench=$2 x=$3 tmo=$4 mult=$5 tool=$6 port sp mp rp='' k0 c g d
 	local -A c0
-	local q0
+	local q0 w0
 	shift 6
 	port=$((19000 + step + 1))
 	dev=${stack}0
@@ -203,6 +208,7 @@ perf() {
 		sp=$!
 		k0=$(kmem)
 		q0=$(qdisc_drops eth0)
+		w0=$(wire_retrans)
 		if mroce "$stack"; then
 			for c in $HWC; do c0[$c]=$(hwc "$c"); done
 		fi
@@ -253,6 +259,7 @@ perf() {
 		done
 	fi
 	row "$bench" "$stack" "$x" qdisc_drops $(($(qdisc_drops eth0) - q0))
+	row "$bench" "$stack" "$x" wire_retrans $(($(wire_retrans) - w0))
 	row "$bench" "$stack" "$x" kmem_kb \
 		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
 }

@@ -310,10 +310,30 @@ class Report(FabricSections):
                 fmt(fe["rxe"]), fmt(fe["metaroce"]),
                 self.retx(mr), mr.get("rto_events", "n/a"),
                 self.row(bench, "rxe", x).get("rc", "-"), mr.get("rc", "-")))
+        self.wire_note(bench, xs)
         pair_figure(self.bdir, bench, title + ", fraction of lossless",
                     "random loss (%)", "fraction of own lossless goodput", False, rows)
         self.fig(bench, title[0].lower() + title[1:])
         return frac
+
+    def wire_note(self, bench, xs):
+        """How often the wire itself stalled in a series: it is a TCP
+        connection on the host's loopback (tools/vm/run-pair.sh), whose
+        retransmissions each run records (wire_retrans)."""
+        parts = []
+        for s in STACKS:
+            w = [num(r["wire_retrans"], 0) for x in xs
+                 for r in self.runs(bench, s, x) if "wire_retrans" in r]
+            if w:
+                parts.append("%s's runs, %d of %d (%d segments)" % (
+                    "MetaRoCE" if s == "metaroce" else s,
+                    sum(1 for v in w if v), len(w), sum(w)))
+        if parts:
+            self.out("", "The wire between the VMs is a TCP connection on "
+                     "the host's loopback (QEMU's socket netdev), and that "
+                     "TCP retransmitted segments during " + "; ".join(parts) +
+                     ". Each such repair stalls the wire, whatever stack "
+                     "is on it.", "")
 
     def paired_cell(self, bench, stack, x):
         """'median (lo-hi)' of paired(), or the one ratio, or n/a."""

@@ -39,7 +39,27 @@ done
 "$here/run-vm.sh" "${common[@]}" -o "$out/b" -n "connect:$port" \
 	-a 52:54:00:00:00:0b -e HOSTID=b &
 pid_b=$!
+
+# The wire is a TCP connection on the host's loopback, and that TCP
+# drops and retransmits now and then under load (measured: a frame or a
+# few in most 64 MiB runs, 41 in one); every repair stalls the wire for
+# both guests. So the guests can tell such a run from the rest, the
+# segments it retransmitted so far, a->b then b->a, are in
+# /mnt/shared/wire, refreshed every 0.2 s while the guests run.
+retrans() {
+	ss -tiHn state established "( $1 = :$port )" |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^retrans:/) { split($i, r, "/"); n += r[2] } }
+		     END { print n + 0 }'
+}
+# Ends with the guests, even if this script is killed first.
+while kill -0 $pid_a 2>/dev/null || kill -0 $pid_b 2>/dev/null; do
+	echo "$(retrans sport) $(retrans dport)" >"$out/shared/wire.tmp" &&
+		mv "$out/shared/wire.tmp" "$out/shared/wire"
+	sleep 0.2
+done &
+pid_w=$!
 rc=0
 wait $pid_a || rc=$?
 wait $pid_b || rc=$?
+kill $pid_w 2>/dev/null
 exit $rc
