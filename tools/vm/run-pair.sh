@@ -46,14 +46,19 @@ pid_b=$!
 # both guests. So the guests can tell such a run from the rest, the
 # segments it retransmitted so far, a->b then b->a, are in
 # /mnt/shared/wire, refreshed every 0.2 s while the guests run.
+#
+# One ss for both ends (a's socket has the listening port as its local
+# one): the host's CPU is what the guests run on.
 retrans() {
-	ss -tiHn state established "( $1 = :$port )" |
-		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^retrans:/) { split($i, r, "/"); n += r[2] } }
-		     END { print n + 0 }'
+	ss -tiHn state established "( sport = :$port or dport = :$port )" |
+		awk -v p=":$port" '
+		/^[^ \t]/ { a = substr($3, length($3) - length(p) + 1) == p; next }
+		{ for (i = 1; i <= NF; i++) if ($i ~ /^retrans:/) { split($i, r, "/"); n[a] += r[2] } }
+		END { print n[1] + 0, n[0] + 0 }'
 }
 # Ends with the guests, even if this script is killed first.
 while kill -0 $pid_a 2>/dev/null || kill -0 $pid_b 2>/dev/null; do
-	echo "$(retrans sport) $(retrans dport)" >"$out/shared/wire.tmp" &&
+	retrans >"$out/shared/wire.tmp" &&
 		mv "$out/shared/wire.tmp" "$out/shared/wire"
 	sleep 0.2
 done &
