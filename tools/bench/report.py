@@ -20,6 +20,19 @@ from report_util import (STACKS, bar_figure, fmt, load, num, pair_figure, ratio,
                          size_label, xsort)
 
 
+WIRES = {
+    "unix": "The two VMs' eth0s are joined by a UNIX stream socket "
+            "between their QEMUs (`-netdev stream`): a FIFO that neither "
+            "drops nor reorders, whose speed does not depend on the host's "
+            "TCP settings. All loss in the loss series is the loss the run "
+            "sets.",
+    "tcp": "The two VMs' eth0s are joined by a TCP connection on the "
+           "host's loopback (QEMU's socket netdev). That TCP runs the "
+           "host's congestion control and retransmits now and then under "
+           "load; each repair stalls the wire, whatever stack is on it.",
+}
+
+
 class Report(FabricSections):
     def __init__(self, run, doc):
         self.run, self.doc = run, doc
@@ -31,6 +44,13 @@ class Report(FabricSections):
             if p.startswith("pair-"))
         self.pair = load(*self.pair_csvs)
         self.fab = load(os.path.join(run, "fabric", "bench.csv"))
+        # run.sh records the wire between the VMs; runs before it did
+        # were all on the TCP one.
+        try:
+            with open(os.path.join(run, "pair", "wire")) as f:
+                self.wire = f.read().strip()
+        except OSError:
+            self.wire = "tcp"
         self.md = []
         self.targets = []
 
@@ -320,6 +340,8 @@ class Report(FabricSections):
         """How often the wire itself stalled in a series: it is a TCP
         connection on the host's loopback (tools/vm/run-pair.sh), whose
         retransmissions each run records (wire_retrans)."""
+        if self.wire != "tcp":
+            return
         parts = []
         for s in STACKS:
             w = [num(r["wire_retrans"], 0) for x in xs
@@ -329,11 +351,8 @@ class Report(FabricSections):
                     "MetaRoCE" if s == "metaroce" else s,
                     sum(1 for v in w if v), len(w), sum(w)))
         if parts:
-            self.out("", "The wire between the VMs is a TCP connection on "
-                     "the host's loopback (QEMU's socket netdev), and that "
-                     "TCP retransmitted segments during " + "; ".join(parts) +
-                     ". Each such repair stalls the wire, whatever stack "
-                     "is on it.", "")
+            self.out("", "The TCP connection under the wire retransmitted "
+                     "segments during " + "; ".join(parts) + ".", "")
 
     def paired_cell(self, bench, stack, x):
         """'median (lo-hi)' of paired(), or the one ratio, or n/a."""
@@ -453,6 +472,7 @@ class Report(FabricSections):
               "eth0 and measured, then deleted and metaroce0 measured on the "
               "same wire. The fabric figures (tests/vm/bench-fabric.sh) are "
               "MetaRoCE only; each says why.", "",
+              WIRES.get(self.wire, "The wire between the VMs: %s." % self.wire), "",
               "The guests are booted with the host's TSC rate "
               "(`tsc_early_khz`): without it the TCG guest kernel cannot "
               "calibrate its TSC, keeps jiffies as its clock, and that clock "

@@ -3,7 +3,7 @@
 # run one guest script in it.
 #
 # usage: run-vm.sh -k BZIMAGE -s SCRIPT -o OUTDIR [-t TIMEOUT_S] [-m MEM_MB]
-#                  [-n listen:PORT|connect:PORT] [-a MAC] [-S SHAREDIR]
+#                  [-n listen:ADDR|connect:ADDR] [-a MAC] [-S SHAREDIR]
 #                  [-e VAR=VALUE]...
 #
 # SCRIPT runs as root in the guest (see guest-init.sh) with OUT=/mnt/out, a
@@ -11,7 +11,8 @@
 # OUTDIR/status; this script exits with it. The console goes to
 # OUTDIR/console.log; on a hang the guest is killed after TIMEOUT_S and the
 # console tail printed. -S adds a writable share at /mnt/shared, which two
-# guests of a pair use to wait for each other.
+# guests of a pair use to wait for each other. -n joins eth0 to another
+# guest's: ADDR is a TCP port on loopback, or the path of a UNIX socket.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" script="" out="" timeout=600 mem=1024 net="" mac="52:54:00:12:34:56"
@@ -40,8 +41,12 @@ rm -f "$out/status" "$out/console.log"
 
 netargs=(-nic none)
 if [ -n "$net" ]; then
-	netargs=(-netdev "socket,id=n0,${net/:/=127.0.0.1:}"
-		 -device "virtio-net-pci,netdev=n0,mac=$mac")
+	case ${net#*:} in
+	/*)	[ "${net%%:*}" = listen ] && server=on || server=off
+		netargs=(-netdev "stream,id=n0,server=$server,addr.type=unix,addr.path=${net#*:}") ;;
+	*)	netargs=(-netdev "socket,id=n0,${net/:/=127.0.0.1:}") ;;
+	esac
+	netargs+=(-device "virtio-net-pci,netdev=n0,mac=$mac")
 fi
 
 # Under TCG the guest's TSC is the host's, but the test kernel cannot
