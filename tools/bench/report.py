@@ -44,8 +44,8 @@ class Report(FabricSections):
             if p.startswith("pair-"))
         self.pair = load(*self.pair_csvs)
         self.fab = load(os.path.join(run, "fabric", "bench.csv"))
-        # run.sh records the wire between the VMs; runs before it did
-        # were all on the TCP one.
+        # run-pair.sh records the wire between the VMs; runs before it
+        # did were all on the TCP one.
         try:
             with open(os.path.join(run, "pair", "wire")) as f:
                 self.wire = f.read().strip()

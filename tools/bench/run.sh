@@ -16,8 +16,8 @@
 # the environment reaches the guests (see the two guest scripts for what
 # each tunes; lists are comma-separated). BENCH_ONLY=pair|fabric|profile|report
 # runs one step (report reuses the raw output of an earlier run).
-# BENCH_WIRE=unix|tcp picks the wire between the two VMs (run-pair.sh -w;
-# unix unless set).
+# BENCH_WIRE=unix|tcp picks the wire between the two VMs (run-pair.sh -w,
+# which records it for the report).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -48,13 +48,10 @@ fi
 pdir=$run/pair${BENCH_PARTS:+-${BENCH_PARTS//,/-}}
 if want pair; then
 	rm -rf "$pdir"
-	mkdir -p "$pdir"
-	# The report says which wire the figures were measured on.
-	echo "${BENCH_WIRE:-unix}" >"$pdir/wire"
 	t0=$SECONDS
 	echo "bench: two VMs, rxe and MetaRoCE (raw output: $pdir)"
 	tools/vm/run-pair.sh -k "$bz" -s tests/vm/bench-pair.sh -o "$pdir" \
-		-w "${BENCH_WIRE:-unix}" -t "${BENCH_PAIR_TIMEOUT:-3000}" "${envs[@]}" || fail=1
+		${BENCH_WIRE:+-w "$BENCH_WIRE"} -t "${BENCH_PAIR_TIMEOUT:-3000}" "${envs[@]}" || fail=1
 	echo "bench: pair done in $((SECONDS - t0))s; $(grep -c '^not ok' "$pdir/b/results.tap" 2>/dev/null) failed steps"
 fi
 if want fabric && [ -z "${BENCH_PARTS:-}" ]; then

@@ -31,6 +31,8 @@ done
 	{ echo "run-pair: need -k BZIMAGE -s SCRIPT -o OUTDIR" >&2; exit 2; }
 rm -rf "$out/shared"
 mkdir -p "$out/a" "$out/b" "$out/shared"
+# What the figures were measured on (make bench's report says so).
+echo "$wire" >"$out/wire"
 
 case $wire in
 unix)	# A short path: sun_path holds 108 bytes, OUTDIR may be longer.
