@@ -5,8 +5,10 @@
 # (besides, rxe uses one path, so more planes cannot help it).
 #
 # Writes $OUT/bench.csv (bench,stack,x,metric,value) and time series:
-# failover.ts ("seconds Mb/s" at the receiver), incastN.ts ("seconds
-# rate1 ... rateN jain marks" per 0.1 s sample, rates in Mb/s).
+# failover.ts ("seconds Mb/s" at the receiver), failover.stalls (the
+# guest's own stalls meanwhile, tools/bench/stallmon.c: "epoch ms"),
+# incastN.ts ("seconds rate1 ... rateN jain marks" per 0.1 s sample,
+# rates in Mb/s).
 #
 # env (lists comma-separated): BENCH_PLANES (1,2,4,8), BENCH_PLANE_RATE
 # (Mbit/s per plane, 6), BENCH_PLANE_ECN (the planes' queues: red, the
@@ -108,6 +110,11 @@ if part failover; then
 	moving() { [ "$(wc -l <"$OUT/failover.samples" 2>/dev/null)" -gt 3 ] &&
 		tail -1 "$OUT/failover.samples" | awk -v b="$(head -1 "$OUT/failover.samples" | cut -d' ' -f2)" '{ exit !($2 - b > 200000) }'; }
 	c0=$(hwc mroce2)
+	stm=
+	if [ -x "$REPO/build/bench/stallmon" ]; then
+		"$REPO/build/bench/stallmon" 15 >"$OUT/failover.stalls" &
+		stm=$!
+	fi
 	write_bw failover h2 h1 "$(msgs $((4 * RATE)) $((FSECS * 4)))" >"$OUT/failover.gp" &
 	job=$!
 	wait_for 60 moving
@@ -126,8 +133,8 @@ if part failover; then
 	r1=$EPOCHREALTIME
 	wait $job
 	rc=$?
-	kill $p1s
-	wait $p1s 2>/dev/null
+	kill $p1s $stm
+	wait $p1s $stm 2>/dev/null
 	# The failure's effective time: plane 1's last byte after f0.
 	fe=$(awk -v f="$f0" -v e="$f1" '$1 >= f && $1 <= e + 1 && $2 > pb { t = $1 } { pb = $2 } END { print t ? t : f }' "$OUT/failover.p1")
 	row failover 4 fail_effective "$fe"
