@@ -37,6 +37,7 @@ INCAST=${BENCH_INCAST:-2,4,8}
 BOTTLE=${BENCH_BOTTLENECK:-16}
 ISECS=${BENCH_INCAST_SECS:-12}
 PARTS=${BENCH_PARTS:-planes,failover,incast}
+STALL_MS=15	# the shortest guest stall the failover part logs
 
 fig() { echo "$*" | tee -a "$FIG"; }
 row() { echo "$1,metaroce,$2,$3,$4" >>"$CSV"; }
@@ -112,8 +113,9 @@ if part failover; then
 	c0=$(hwc mroce2)
 	stm=
 	if [ -x "$REPO/build/bench/stallmon" ]; then
-		"$REPO/build/bench/stallmon" 15 >"$OUT/failover.stalls" &
+		"$REPO/build/bench/stallmon" "$STALL_MS" >"$OUT/failover.stalls" &
 		stm=$!
+		row failover 4 stall_min_ms "$STALL_MS"
 	fi
 	write_bw failover h2 h1 "$(msgs $((4 * RATE)) $((FSECS * 4)))" >"$OUT/failover.gp" &
 	job=$!

@@ -131,7 +131,7 @@ unset multiplot
                         rec = during[i][0]
                         break
         rc = m.get("rc")
-        st = self.failover_stalls(pts, sm, fe, end, pre)
+        st = self.failover_stalls(pts, sm, fe, end, pre, m)
         write_csv(os.path.join(self.bdir, "failover.csv"),
                   ["seconds_from_failure", "mbps", "mbps_avg3"],
                   [(p[0], p[1], s[1]) for p, s in zip(pts, sm)])
@@ -147,7 +147,7 @@ unset multiplot
                  "absent for the reasons above.%s" % (
                      fmt(num(self.fab["info"]["metaroce"]["0"].get("plane_rate_mbps"))),
                      self.plane_queue(), f1 - f0, r1 - r0, fe - f0, end, st["text"]), "",
-                 "| before (Mbit/s) | lowest before the failure / before | lowest during failure | lowest / before | back to >= 70% after | guest stalls >= 15 ms during failure (longest) | lowest / before where no stall touched the samples | transfer rc | goodput over the whole transfer |",
+                 "| before (Mbit/s) | lowest before the failure / before | lowest during failure | lowest / before | back to >= 70%% after | guest stalls >= %s ms during failure (longest) | lowest / before where no stall touched the samples | transfer rc | goodput over the whole transfer |" % st["min_ms"],
                  "|---|---|---|---|---|---|---|---|---|",
                  "| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                      fmt(pre), fmt(st["pre_low"]), fmt(dip), fmt(ratio(dip, pre)),
@@ -172,18 +172,21 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
 """ % (r0 - fe, r0 - fe, r0 - fe, st["plot"]), self.bdir)
         self.fig("failover", "plane failure")
 
-    def failover_stalls(self, pts, sm, fe, end, pre):
+    def failover_stalls(self, pts, sm, fe, end, pre, m):
         """The guest's stalls (tools/bench/stallmon.c) against the failover
-        samples: how many of 15 ms or more fell in the failure (0 to end,
-        seconds from fe) and the longest; the lowest 3-sample average
-        before the failure; during it, the lowest of those no stall
-        touched (sm[i] averages samples i-1..i+1, whose intervals span
-        pts[i-2] to pts[i+1]). Older runs had no stallmon: n/a."""
+        samples: how many fell in the failure (0 to end, seconds from fe)
+        and the longest; the lowest 3-sample average before the failure;
+        during it, the lowest of those no stall touched (sm[i] averages
+        samples i-1..i+1, whose intervals span pts[i-2] to pts[i+1]).
+        Older runs had no stallmon: n/a. The shortest stall logged is the
+        run's stall_min_ms (runs before it was recorded: stallmon's 15)."""
         path = os.path.join(self.run, "fabric", "failover.stalls")
+        ms = fmt(num(m.get("stall_min_ms"), 15.0), 0)
         # Before: averages that end before the failure (3 samples, 0.3 s).
         low = [r for t, r in sm if -3 <= t < -0.15]
         out = {"pre_low": ratio(min(low), pre) if low and pre else None,
-               "count": "n/a", "clear_low": None, "note": "", "text": "", "plot": ""}
+               "count": "n/a", "clear_low": None, "note": "", "text": "", "plot": "",
+               "min_ms": ms}
         if not os.path.exists(path):
             return out
         st = [(e - fe - g / 1e3, e - fe) for e, g in read_series(path)]
@@ -196,16 +199,16 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
         out["note"] = (" (%s where no guest stall touched the samples; before the failure "
                        "the lowest was %s)" % (fmt(out["clear_low"]), fmt(out["pre_low"])))
         out["text"] = (" A realtime task in the guest (tools/bench/stallmon.c) woke every "
-                       "millisecond through the transfer and logged each wait of 15 ms "
+                       "millisecond through the transfer and logged each wait of %s ms "
                        "or more: under TCG the guest now and then leaves it waiting that "
                        "long while QEMU's vCPU thread stays busy, and the one-VM "
                        "fabric's goodput dips with it. The plot marks these stalls; the "
                        "table gives the lowest average over all samples and over those "
-                       "no stall touched.")
+                       "no stall touched." % ms)
         write_csv(os.path.join(self.bdir, "failover-stalls.csv"),
                   ["seconds_from_failure", "stall_ms"], [(round(b, 3), round((b - a) * 1e3, 1)) for a, b in st])
         out["plot"] = (", \\\n     'failover-stalls.csv' using 1:(1) skip 1 with points pt 9 "
-                       "ps 1.5 lc rgb 'orange' title 'guest stall >= 15 ms'")
+                       "ps 1.5 lc rgb 'orange' title 'guest stall >= %s ms'" % ms)
         return out
 
     def incast(self):
