@@ -318,4 +318,82 @@ static void test_tp_forget_events(struct mt *t)
 		 now + MROCE_PATH_PROBE_INTERVAL_NS);
 }
 
+/*
+ * A quiet path's tail probe falls due two srtt after its last send or
+ * newly acknowledged packet, or at its RTO if that comes first, once;
+ * it restarts the path's timer and changes nothing else on the path.
+ */
+static void test_tp_tail_probe(struct mt *t)
+{
+	struct mroce_path p;
+	u64 now = 10 * TP_MS, rto;
+	unsigned int i;
+	u32 cwnd;
+
+	/* No RTT sample yet: nothing to time a probe by. */
+	mroce_path_init(&p, 1, TP_MTU, 1);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == U64_MAX);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + MROCE_RTO_INIT_NS);
+
+	/* srtt 1 ms, rttvar 0.5 ms: RTO 3 ms, probe 2 ms after a send. */
+	mroce_path_init(&p, 1, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, TP_MS);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == U64_MAX);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == now + 2 * TP_MS);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + 2 * TP_MS);
+	(void)mroce_path_on_send(&p, now + 500 * TP_US, TP_MTU);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + 2500 * TP_US);
+	/* Probed once: the timer runs from the probe; window, state kept. */
+	cwnd = p.cc.cwnd;
+	mroce_path_on_tail_probe(&p, now + 2500 * TP_US);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == U64_MAX);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + 5500 * TP_US);
+	MT_CHECK(t, !mroce_path_timer_expired(&p, now + 5 * TP_MS));
+	MT_CHECK(t, mroce_path_timer_expired(&p, now + 5500 * TP_US));
+	MT_CHECK(t, p.cc.cwnd == cwnd && p.state == MROCE_PATH_ACTIVE);
+	MT_CHECK(t, p.timeouts == 0 && p.rtt.backoff == 0);
+	/* A resend's acknowledgment is not news of the path: still once. */
+	mroce_path_forget(&p, 0, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == U64_MAX);
+	/* A newly acknowledged packet or a new send allows another. */
+	MT_CHECK(t, mroce_path_on_acked(&p, now + 3 * TP_MS, 1, TP_MTU));
+	MT_CHECK(t, mroce_path_outstanding(&p) == 0);
+	MT_CHECK(t, mroce_path_next_event(&p) == U64_MAX);
+	now += 4 * TP_MS;
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == now + 2 * TP_MS);
+	mroce_path_skip_tail_probe(&p);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + 3 * TP_MS);
+	(void)mroce_path_on_send(&p, now + 100 * TP_US, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == now + 2100 * TP_US);
+	mroce_path_skip_tail_probe(&p);
+	MT_CHECK(t, mroce_path_on_acked(&p, now + TP_MS, 2, TP_MTU));
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == now + 3 * TP_MS);
+	/* A path that carries no data is not tail-probed. */
+	p.state = MROCE_PATH_SUSPECT;
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == U64_MAX);
+	p.state = MROCE_PATH_ACTIVE;
+
+	/* Steady RTT: the RTO (1 ms floor) comes first; the probe is then. */
+	mroce_path_init(&p, 1, TP_MTU, 1);
+	for (i = 0; i < 40; i++)
+		mroce_rtt_sample(&p.rtt, 800 * TP_US);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	rto = mroce_rtt_rto(&p.rtt);
+	MT_CHECK(t, rto < 1600 * TP_US);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) == now + rto);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + rto);
+	mroce_path_on_tail_probe(&p, now + rto);
+	MT_CHECK(t, mroce_path_next_event(&p) == now + 2 * rto);
+
+	/* A tiny srtt: the probe waits for the floor. */
+	mroce_path_init(&p, 1, TP_MTU, 1);
+	mroce_rtt_sample(&p.rtt, 10 * TP_US);
+	(void)mroce_path_on_send(&p, now, TP_MTU);
+	MT_CHECK(t, mroce_path_tail_probe_time(&p) ==
+		 now + MROCE_PATH_TLP_MIN_NS);
+}
+
 #endif /* MROCE_PATH_LOSS_CASES_H */

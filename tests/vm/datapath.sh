@@ -201,6 +201,46 @@ check "no packet dropped for want of ring memory" \
 	counter_is mroce1 rx_drop_ring_full 0
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 
+# A lost tail: the fourth-last packet of a 1 MiB Write is dropped once
+# (u32 on bhdr.psn, 40 bytes into the IP header; gact passes every
+# second match), with 2 ms on the ACK path. The three after it went on
+# other paths, so nothing on its own path tells of the loss: its path's
+# tail probe (protocol section 10.4) resends it after two srtt, where
+# its timer would have made the path SUSPECT and cut its window. With
+# seed 1 the client's first PSN is 0x3779b8 (conn.c) and mroce-verify's
+# -o write sizes put that Write at PSNs +489..+1233.
+tail_psn=$(((0x3779b8 + 1230) & 0xffffff))
+ns h1 tc qdisc add dev v1 root netem delay 2ms
+ns h2 tc qdisc add dev v2 clsact
+ns h2 tc filter add dev v2 egress protocol ip u32 \
+	match u32 "$tail_psn" 0xffffffff at 40 \
+	action gact drop random determ ok 2
+tp0=$(counter mroce2 path_tail_probes)
+pr0=$(counter mroce2 path_rto_events)
+echo 1 >$T/events/metaroce/mroce_tx/enable
+ns h1 timeout 120 "$MV" -s -m tcp -d mroce1 -x 1 -o write -S 2M -w 30 \
+	>"$OUT/tail.srv" 2>&1 &
+sleep 1
+check "mroce-verify with a lost tail: 0 corrupt" sh -c \
+	"ip netns exec h2 timeout 120 $MV -c 10.11.0.1 -m tcp -d mroce2 -x 1 -o write -S 2M -w 30 >$OUT/tail.cli 2>&1 && grep -q '^ok 1 .* 0 corrupt, 0 errors' $OUT/tail.cli"
+wait $!
+echo 0 >$T/events/metaroce/mroce_tx/enable
+tail_tx=$(grep -c "mroce_tx: qp [0-9]* psn $tail_psn " $T/trace)
+echo >$T/trace
+ns h2 tc -s filter show dev v2 egress >>"$FIG"
+tp=$(($(counter mroce2 path_tail_probes) - tp0))
+pr=$(($(counter mroce2 path_rto_events) - pr0))
+echo "# lost tail: PSN $tail_psn sent $tail_tx times, tail probes $tp, path RTOs $pr" >>"$FIG"
+check "the tail PSN was dropped once" \
+	sh -c "ip netns exec h2 tc -s filter show dev v2 egress | grep -q 'dropped 1,'"
+# Repaired by the probe, not by the path's timeout, which sends it twice
+# more (the suspect path's probe, then the resend).
+check "a tail probe went ($tp)" test "$tp" -ge 1
+check "the lost tail went twice: first send and its probe ($tail_tx)" \
+	test "$tail_tx" = 2
+ns h2 tc qdisc del dev v2 clsact
+ns h1 tc qdisc del dev v1 root
+
 # A connection that starts while another to the same peer has a long
 # round trip: B's first ACK takes 200 ms, which its verbs timeout (-u 12:
 # 16.8 ms, 8 tries) cannot wait out; until B has an RTT sample of its own,

@@ -36,6 +36,7 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_PATH_RECOVERED].name = "path_recovered",
 	[MROCE_CNT_PATH_RTO_SPURIOUS].name = "path_rto_spurious",
 	[MROCE_CNT_PATH_RTO_DEFERRED].name = "path_rto_deferred",
+	[MROCE_CNT_PATH_TAIL_PROBES].name = "path_tail_probes",
 	[MROCE_CNT_ECN_CE_RX].name = "ecn_ce_received",
 	[MROCE_CNT_ECN_ECHOED].name = "ecn_ce_echoed",
 	[MROCE_CNT_TX_LOCAL_WAIT].name = "tx_local_queue_waits",

@@ -54,6 +54,7 @@ enum mroce_counter {
 	MROCE_CNT_PATH_RECOVERED,	/* failed paths back in use */
 	MROCE_CNT_PATH_RTO_SPURIOUS,	/* path timeouts undone (Eifel) */
 	MROCE_CNT_PATH_RTO_DEFERRED,	/* expiries while every path was silent */
+	MROCE_CNT_PATH_TAIL_PROBES,	/* tail probes of quiet paths */
 	MROCE_CNT_ECN_CE_RX,		/* CE-marked packets received */
 	MROCE_CNT_ECN_ECHOED,		/* CE marks the peer echoed to us */
 	MROCE_CNT_TX_LOCAL_WAIT,	/* QPs stopped by their local queue */

@@ -219,6 +219,46 @@ int mroce_paths_probe_due(struct mroce_qp *qp, u64 now)
 	return -1;
 }
 
+/* The oldest PSN outstanding on path i, snd_psn if none. */
+u32 mroce_paths_oldest(struct mroce_qp *qp, unsigned int i)
+{
+	u32 psn;
+
+	for (psn = qp->snd_una; psn != qp->snd_psn; psn++)
+		if (mroce_txpkt(qp, psn)->path == i)
+			break;
+	return psn;
+}
+
+/*
+ * A path whose tail probe is due (section 10.4), -1 if none; *psn is
+ * what it probes with, its oldest outstanding PSN. While every busy path
+ * is silent at once, the timer's deferral probes for all of them.
+ */
+int mroce_paths_tail_due(struct mroce_qp *qp, u64 now, u32 *psn)
+{
+	unsigned int i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		struct mroce_path *p = &qp->paths[i];
+		u32 q;
+
+		if (mroce_path_tail_probe_time(p) > now)
+			continue;
+		q = mroce_paths_oldest(qp, i);
+		if (q == qp->snd_psn ||
+		    mroce_paths_silent_together(qp->paths, qp->npaths, i,
+						mroce_txpkt(qp, q)->sent_ns,
+						qp->acked_sent_ns)) {
+			mroce_path_skip_tail_probe(p);
+			continue;
+		}
+		*psn = q;
+		return i;
+	}
+	return -1;
+}
+
 /* Whether any path carries data (is not FAILED or PROBING). */
 bool mroce_paths_any_up(struct mroce_qp *qp)
 {

@@ -266,6 +266,7 @@ struct mroce_qp {
 	u64 acked_sent_ns;		/* latest send acknowledged (sent once) */
 	bool ackreq_sent;
 	bool pace_wait;			/* tx_work stopped for the pacer */
+	bool tail_due;			/* path_timer found a tail probe due */
 	/* packets below us (txq.c) */
 	struct sock *txq_sk;		/* owns them; RC only */
 	atomic_t txq_out;		/* queued or in the driver */
@@ -389,6 +390,10 @@ void mroce_txq_destroy(struct mroce_qp *qp);
 void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb);
 bool mroce_txq_full(struct mroce_qp *qp);
 void mroce_tx_now(struct mroce_qp *qp);
+int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t, int idx,
+	       bool probe, u64 now);
+bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn);
+void mroce_read_reask(struct mroce_txpkt *t);
 void mroce_send_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_send_hint_ack(struct mroce_qp *qp);	/* lock held */
 void mroce_rx_ack(struct mroce_qp *qp, const struct mroce_hdr *hdr);
@@ -398,6 +403,9 @@ void mroce_tx_complete(struct mroce_qp *qp);
 void mroce_tx_mark_lost(struct mroce_qp *qp, struct mroce_txpkt *t);
 void mroce_tx_on_path(struct mroce_qp *qp, u32 psn);
 void mroce_tx_acks_reset(struct mroce_qp *qp, u32 psn);
+
+/* probe.c */
+bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh);
 void mroce_tx_nak_fatal(struct mroce_qp *qp, u32 psn,
 			enum ib_wc_status status);
 
@@ -460,6 +468,8 @@ bool mroce_paths_lost(struct mroce_qp *qp, struct mroce_txpkt *t, u64 now);
 u32 mroce_paths_holes(struct mroce_qp *qp);
 bool mroce_paths_in_hole(struct mroce_qp *qp, struct mroce_txpkt *t);
 int mroce_paths_probe_due(struct mroce_qp *qp, u64 now);
+u32 mroce_paths_oldest(struct mroce_qp *qp, unsigned int i);
+int mroce_paths_tail_due(struct mroce_qp *qp, u64 now, u32 *psn);
 bool mroce_paths_any_up(struct mroce_qp *qp);
 bool mroce_paths_pace_ok(struct mroce_qp *qp, u64 now);
 bool mroce_paths_pace_gap(struct mroce_qp *qp, u64 now, u32 bytes);

@@ -132,8 +132,8 @@ static int mroce_fill_payload(struct mroce_qp *qp, struct mroce_swqe *wqe,
  * Build and transmit the request packet of PSN psn from its txpkt on path
  * idx; track it there unless it is a probe.
  */
-static int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t,
-		      int idx, bool probe, u64 now)
+int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t, int idx,
+	       bool probe, u64 now)
 {
 	struct mroce_swqe *wqe = mroce_sq_wqe(qp, t->wqe);
 	u32 len = t->len;
@@ -450,7 +450,7 @@ static bool mroce_read_waits(struct mroce_qp *qp, struct mroce_swqe *wqe)
 }
 
 /* Start or continue the WQE at sq_tx: its next PSN(s). Lock held. */
-static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
+bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
 {
 	struct mroce_swqe *wqe;
 	struct mroce_txpkt *t;
@@ -552,7 +552,7 @@ static bool mroce_next_req(struct mroce_qp *qp, u32 *psn, u32 *npsn)
  * A resent Read request asks again for one response packet alone, the
  * one its PSN stands for: the rest of the response may have arrived.
  */
-static void mroce_read_reask(struct mroce_txpkt *t)
+void mroce_read_reask(struct mroce_txpkt *t)
 {
 	if (t->opcode != METAROCE_OP_READ_REQ)
 		return;
@@ -584,59 +584,6 @@ static bool mroce_next_lost(struct mroce_qp *qp, u32 *psn)
 	}
 	qp->lost_count = 0;
 	return false;
-}
-
-/*
- * Probe a suspect or failed path whose probe is due (section 10.5): the
- * oldest unacknowledged PSN again, on that path, not counted in any
- * window; its ACK, echoing the path, brings the path back. With nothing
- * outstanding a probe waits for data, unless every path is down: then
- * the next new packet is the probe, so that new work revives the paths.
- */
-static bool mroce_tx_probe(struct mroce_qp *qp, u64 now, bool fresh)
-{
-	int idx = mroce_paths_probe_due(qp, now);
-	struct mroce_txpkt t;
-	u32 psn, n;
-	u8 before;
-
-	if (idx < 0)
-		return false;
-	/* The receiver's rate hint covers probes too. */
-	if (!mroce_paths_pace_ok(qp, now)) {
-		qp->pace_wait = true;
-		return false;
-	}
-	if (qp->snd_una != qp->snd_psn) {
-		psn = qp->snd_una;
-		t = *mroce_txpkt(qp, psn);
-		t.flags |= METAROCE_F_RETX;
-	} else if (fresh && !mroce_paths_any_up(qp) &&
-		   mroce_next_req(qp, &psn, &n)) {
-		t = *mroce_txpkt(qp, psn);
-	} else {
-		return false;
-	}
-	t.flags |= METAROCE_F_ACKREQ;
-	if (t.flags & METAROCE_F_RETX)
-		mroce_read_reask(&t);
-	mroce_emit(qp, psn, &t, idx, true, now);
-	mroce_txpkt(qp, psn)->sent_ns = t.sent_ns;
-	/* Its ACK may now answer the probe: no evidence for its path. */
-	if ((t.flags & METAROCE_F_RETX) && mroce_txpkt(qp, psn)->retx < U8_MAX)
-		mroce_txpkt(qp, psn)->retx++;
-	before = qp->paths[idx].state;
-	mroce_path_on_probe_sent(&qp->paths[idx], now);
-	mroce_count(qp->mdev, MROCE_CNT_PATH_PROBES, 1);
-	/* Its earlier probes went unanswered: SUSPECT became FAILED. */
-	if (before == MROCE_PATH_SUSPECT &&
-	    qp->paths[idx].state != MROCE_PATH_SUSPECT)
-		mroce_count(qp->mdev, MROCE_CNT_PATH_FAILED, 1);
-	trace_mroce_path(qp->ibqp.qp_num, idx, qp->paths[idx].state,
-			 qp->paths[idx].cc.cwnd, qp->paths[idx].rtt.srtt_ns);
-	if (!timer_pending(&qp->rto_timer))
-		mroce_tx_start_timer(qp);
-	return true;
 }
 
 /*

@@ -10,9 +10,10 @@
  *   is dead.
  * path_timer (hrtimer, soft): fires at the earliest of the paths' own
  *   retransmission timeouts (protocol section 10.4; one that finds every
- *   busy path silent restarts instead), the next probe of a
- *   failed path while data is outstanding (10.5), and the pacer's next
- *   send time while it holds packets back (11.2).
+ *   busy path silent restarts instead), their tail probes (two srtt of
+ *   silence, 10.4), the next probe of a failed path while data is
+ *   outstanding (10.5), and the pacer's next send time while it holds
+ *   packets back (11.2).
  */
 
 #include <linux/ktime.h>
@@ -216,12 +217,9 @@ static void mroce_path_timeout(struct mroce_qp *qp, unsigned int i, u64 now)
 /* When path i's oldest outstanding packet was sent. */
 static u64 mroce_path_oldest_sent(struct mroce_qp *qp, unsigned int i)
 {
-	u32 psn;
+	u32 psn = mroce_paths_oldest(qp, i);
 
-	for (psn = qp->snd_una; psn != qp->snd_psn; psn++)
-		if (mroce_txpkt(qp, psn)->path == i)
-			return mroce_txpkt(qp, psn)->sent_ns;
-	return 0;
+	return psn == qp->snd_psn ? 0 : mroce_txpkt(qp, psn)->sent_ns;
 }
 
 enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
@@ -230,6 +228,7 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 	struct mroce_txpkt *oldest;
 	bool kick = false, probed = false;
 	unsigned int i;
+	u32 psn;
 	u64 now;
 
 	spin_lock_bh(&qp->lock);
@@ -265,10 +264,19 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 			}
 			continue;
 		}
+		/* Its tail probe goes first, from tx_work (section 10.4). */
+		if (mroce_path_tail_probe_time(&qp->paths[i]) <= now)
+			continue;
 		mroce_path_timeout(qp, i, now);
 		kick = true;
 	}
+	/* Only this timer makes a tail probe due: tx_work need not look
+	 * for one on every packet.
+	 */
+	if (mroce_paths_tail_due(qp, now, &psn) >= 0)
+		qp->tail_due = true;
 	if (mroce_paths_probe_due(qp, now) >= 0 || qp->lost_count ||
+	    qp->tail_due ||
 	    (qp->pace_wait && mroce_pacer_may_send(&qp->pacer, now)))
 		kick = true;
 	if (kick)

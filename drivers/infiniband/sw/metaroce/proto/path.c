@@ -175,6 +175,8 @@ u32 mroce_path_on_send(struct mroce_path *p, u64 now, u32 bytes)
 	 */
 	if (!path_outstanding(p))
 		p->timer_start_ns = now;
+	p->last_send_ns = now;
+	p->tail_probed = 0;
 	path_wait(p, now);
 	p->inflight += bytes;
 	p->tx_pkts++;
@@ -267,6 +269,7 @@ bool mroce_path_on_acked(struct mroce_path *p, u64 now, u32 seq, u32 bytes)
 	path_retire(p, seq, bytes);
 	path_heard(p);
 	p->timer_start_ns = now;
+	p->tail_probed = 0;
 	mroce_cc_on_ack(&p->cc, now, path_srtt(p), bytes);
 	return true;
 }
@@ -370,13 +373,47 @@ void mroce_path_timer_restart(struct mroce_path *p, u64 now)
 	p->timer_start_ns = now;
 }
 
+u64 mroce_path_tail_probe_time(const struct mroce_path *p)
+{
+	u64 base = p->last_send_ns, rto, pto;
+
+	if (!path_carries_data(p) || !path_outstanding(p) || p->tail_probed ||
+	    !p->rtt.valid)
+		return U64_MAX;
+	if (base < p->timer_start_ns)
+		base = p->timer_start_ns;
+	pto = 2 * p->rtt.srtt_ns;
+	if (pto < MROCE_PATH_TLP_MIN_NS)
+		pto = MROCE_PATH_TLP_MIN_NS;
+	/*
+	 * Where the RTO comes first (a steady RTT), the probe takes its
+	 * place once: the expiry would cost the path its window and state.
+	 */
+	rto = p->timer_start_ns + mroce_rtt_rto(&p->rtt);
+	return base + pto < rto ? base + pto : rto;
+}
+
+void mroce_path_on_tail_probe(struct mroce_path *p, u64 now)
+{
+	p->tail_probed = 1;
+	p->timer_start_ns = now;
+}
+
+void mroce_path_skip_tail_probe(struct mroce_path *p)
+{
+	p->tail_probed = 1;
+}
+
 u64 mroce_path_next_event(const struct mroce_path *p)
 {
 	u64 rto = p->timer_start_ns + mroce_rtt_rto(&p->rtt);
+	u64 tlp = mroce_path_tail_probe_time(p);
 
 	if (!path_carries_data(p))
 		return p->next_probe_ns;
-	return path_outstanding(p) ? rto : U64_MAX;
+	if (!path_outstanding(p))
+		return U64_MAX;
+	return tlp < rto ? tlp : rto;
 }
 
 static void path_fail(struct mroce_path *p, u64 now)

@@ -37,6 +37,11 @@
  */
 #define MROCE_PATH_PROBE_INTERVAL_NS	10000000ULL	/* 10 ms */
 #define MROCE_PATH_PROBE_MAX_NS		100000000ULL	/* 100 ms */
+/*
+ * Floor of the tail probe timeout (two srtt): below it the timer's own
+ * slack and the peer's ACK turnaround would make probes spurious.
+ */
+#define MROCE_PATH_TLP_MIN_NS		100000ULL	/* 100 us */
 /* Packets outstanding on one path, tracked by per-path sequence number. */
 #define MROCE_PATH_SEQ_WINDOW		METAROCE_SACK_BITS
 /* Weight scale: weight = cwnd * 2^SHIFT / srtt_ns. */
@@ -76,6 +81,7 @@ struct mroce_path {
 	u32 snd_nxt;		/* next per-path sequence number */
 	u32 inflight;		/* bytes sent and not acked or lost */
 	u64 timer_start_ns;	/* RTO measured from here */
+	u64 last_send_ns;	/* newest data packet sent on the path */
 	u64 wait_start_ns;	/* first unanswered send since last heard */
 	u64 fail_ns;		/* when the path last became FAILED */
 	u64 next_probe_ns;
@@ -98,6 +104,7 @@ struct mroce_path {
 	u8 state;		/* enum mroce_path_state */
 	u8 timeouts;		/* consecutive RTO expiries */
 	u8 waiting;		/* wait_start_ns is valid */
+	u8 tail_probed;		/* since the last send or new ACK */
 };
 
 void mroce_rtt_init(struct mroce_rtt *r);
@@ -202,10 +209,10 @@ static inline u32 mroce_path_outstanding(const struct mroce_path *p)
 }
 
 /*
- * When the path next needs its timer: the RTO expiry while packets are
- * outstanding, the next probe while it is FAILED or PROBING, U64_MAX if
- * never. One timer per connection serves all its paths by waking at the
- * earliest of these.
+ * When the path next needs its timer: the tail probe or else the RTO
+ * expiry while packets are outstanding, the next probe while it is
+ * FAILED or PROBING, U64_MAX if never. One timer per connection serves
+ * all its paths by waking at the earliest of these.
  */
 u64 mroce_path_next_event(const struct mroce_path *p);
 
@@ -216,6 +223,22 @@ u64 mroce_path_next_event(const struct mroce_path *p);
  * Returns the number of packets it stopped tracking.
  */
 u32 mroce_path_on_timeout(struct mroce_path *p, u64 now);
+
+/*
+ * When the path's tail probe is due (section 10.4): two srtt after its
+ * last send or newly acknowledged packet, or at its RTO expiry if that
+ * comes first, while it is ACTIVE with an RTT sample and packets
+ * outstanding and no tail probe went since. U64_MAX if none is.
+ */
+u64 mroce_path_tail_probe_time(const struct mroce_path *p);
+/*
+ * A tail probe went: none again until the path sends data or has a
+ * packet newly acknowledged, and its timer restarts, so that an answer
+ * to the probe can come before the timer expires.
+ */
+void mroce_path_on_tail_probe(struct mroce_path *p, u64 now);
+/* No tail probe is needed this time: the timer decides. */
+void mroce_path_skip_tail_probe(struct mroce_path *p);
 
 bool mroce_path_probe_due(const struct mroce_path *p, u64 now);
 void mroce_path_on_probe_sent(struct mroce_path *p, u64 now);
