@@ -188,7 +188,7 @@ wire_retrans() { awk '{ print $1 + $2 }' "$sync_dir/wire" 2>/dev/null || echo 0;
 hwc_dir() { echo "/sys/class/infiniband/$dev/ports/1/hw_counters"; }
 hwc() { cat "$(hwc_dir)/$1" 2>/dev/null || echo 0; }
 # The MetaRoCE counters each run records: its repair work.
-HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_failed tx_local_queue_waits tx_stall_psn_window tx_stall_pipe tx_stall_cwnd tx_stall_pace"
+HWC="tx_packets tx_retransmits rto_events path_losses path_rto_events path_rto_spurious path_rto_deferred path_tail_probes path_failed tx_local_queue_waits tx_stall_psn_window tx_stall_pipe tx_stall_cwnd tx_stall_pace"
 
 # perf STACK BENCH X TMO MULT TOOL ARGS...: TOOL between the hosts on
 # STACK's device, same ARGS both sides; rows for BENCH at X on host b.
