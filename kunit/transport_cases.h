@@ -406,10 +406,13 @@ static void test_tp_silent_together(struct mt *t)
 	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0));
 	/* Path 2's later packet arrived: path 0's packet is late. */
 	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2));
+	MT_CHECK(t, mroce_paths_others_busy(p, 3, 0));
 	/* No other busy path to compare with: the path's own silence. */
 	tp_paths_init(p, 3, 64 * TP_MTU);
 	(void)mroce_path_on_send(&p[0], now, TP_MTU);
 	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0));
+	MT_CHECK(t, !mroce_paths_others_busy(p, 3, 0));
+	MT_CHECK(t, mroce_paths_others_busy(p, 3, 1));
 	/* A busy path that is not ACTIVE does not count either. */
 	(void)mroce_path_on_send(&p[1], now + 1, TP_MTU);
 	p[1].state = MROCE_PATH_SUSPECT;

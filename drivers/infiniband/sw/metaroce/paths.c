@@ -232,8 +232,11 @@ u32 mroce_paths_oldest(struct mroce_qp *qp, unsigned int i)
 
 /*
  * A path whose tail probe is due (section 10.4), -1 if none; *psn is
- * what it probes with, its oldest outstanding PSN. While every busy path
- * is silent at once, the timer's deferral probes for all of them.
+ * what it probes with, its oldest outstanding PSN. A path keeps a lost
+ * tail only while the connection sends nothing after it, and then the
+ * other paths fall idle too; one that stays silent while others carry
+ * packets is more likely a failed route, which its timer is to find
+ * without a probe's delay.
  */
 int mroce_paths_tail_due(struct mroce_qp *qp, u64 now, u32 *psn)
 {
@@ -247,9 +250,7 @@ int mroce_paths_tail_due(struct mroce_qp *qp, u64 now, u32 *psn)
 			continue;
 		q = mroce_paths_oldest(qp, i);
 		if (q == qp->snd_psn ||
-		    mroce_paths_silent_together(qp->paths, qp->npaths, i,
-						mroce_txpkt(qp, q)->sent_ns,
-						qp->acked_sent_ns)) {
+		    mroce_paths_others_busy(qp->paths, qp->npaths, i)) {
 			mroce_path_skip_tail_probe(p);
 			continue;
 		}

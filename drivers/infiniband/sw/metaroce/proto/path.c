@@ -349,20 +349,26 @@ bool mroce_path_timer_expired(const struct mroce_path *p, u64 now)
 	       now - p->timer_start_ns >= mroce_rtt_rto(&p->rtt);
 }
 
-bool mroce_paths_silent_together(const struct mroce_path *paths,
-				 unsigned int n, unsigned int idx,
-				 u64 oldest_sent_ns, u64 acked_sent_ns)
+bool mroce_paths_others_busy(const struct mroce_path *paths, unsigned int n,
+			     unsigned int idx)
 {
 	unsigned int i;
 
-	/* Something sent after it arrived: the path's packet is late. */
-	if (acked_sent_ns > oldest_sent_ns)
-		return false;
 	for (i = 0; i < n; i++)
 		if (i != idx && path_carries_data(&paths[i]) &&
 		    path_outstanding(&paths[i]))
 			return true;
 	return false;
+}
+
+bool mroce_paths_silent_together(const struct mroce_path *paths,
+				 unsigned int n, unsigned int idx,
+				 u64 oldest_sent_ns, u64 acked_sent_ns)
+{
+	/* Something sent after it arrived: the path's packet is late. */
+	if (acked_sent_ns > oldest_sent_ns)
+		return false;
+	return mroce_paths_others_busy(paths, n, idx);
 }
 
 void mroce_path_timer_restart(struct mroce_path *p, u64 now)

@@ -187,6 +187,10 @@ void mroce_path_on_lost(struct mroce_path *p, u64 now, u32 seq, u32 bytes);
 
 bool mroce_path_timer_expired(const struct mroce_path *p, u64 now);
 
+/* Whether a path other than idx carries data and has packets outstanding. */
+bool mroce_paths_others_busy(const struct mroce_path *paths, unsigned int n,
+			     unsigned int idx);
+
 /*
  * Whether path idx's silence is the connection's: another path also has
  * packets outstanding, and no packet sent after idx's oldest outstanding
