@@ -49,7 +49,7 @@ msgs() { awk -v r="$1" -v s="$2" 'BEGIN { n = int(r * 1e6 * s / 8 / 65536); prin
 
 . "$REPO/tests/vm/fabric-lib.sh"
 
-HWC="tx_packets tx_retransmits rto_events path_losses path_probes path_failed path_recovered"
+HWC="tx_packets tx_retransmits rto_events path_losses path_probes path_tail_probes path_failed path_recovered"
 # hwc DEV: the $HWC counters of DEV.
 hwc() {
 	local c
