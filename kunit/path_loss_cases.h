@@ -396,4 +396,45 @@ static void test_tp_tail_probe(struct mt *t)
 		 now + MROCE_PATH_TLP_MIN_NS);
 }
 
+/*
+ * The timer decides the tail probes before it expires paths: two paths
+ * silent at once with packets out are not probed and both expire in the
+ * same run; a path silent alone is probed.
+ */
+static void test_tp_tail_pick(struct mt *t)
+{
+	struct mroce_path q[3];
+	u64 now = 10 * TP_MS, rto;
+	unsigned int i;
+
+	tp_paths_init(q, 3, 16 * TP_MTU);
+	(void)mroce_path_on_send(&q[0], now, TP_MTU);
+	(void)mroce_path_on_send(&q[2], now + 50 * TP_US, TP_MTU);
+	rto = mroce_rtt_rto(&q[0].rtt);
+	MT_CHECK(t, rto > 300 * TP_US);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + 150 * TP_US) == -1);
+	MT_CHECK(t, mroce_path_tail_probe_time(&q[0]) == now + 200 * TP_US);
+	/* Path 0 due, path 2 not yet: path 0's probe is skipped. */
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + 200 * TP_US) == -1);
+	MT_CHECK(t, mroce_path_tail_probe_time(&q[0]) == U64_MAX);
+	MT_CHECK(t, mroce_path_next_event(&q[0]) == now + rto);
+	MT_CHECK(t, mroce_path_tail_probe_time(&q[2]) == now + 250 * TP_US);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + rto) == -1);
+	for (i = 0; i < 3; i += 2) {
+		MT_CHECK(t, mroce_path_tail_probe_time(&q[i]) == U64_MAX);
+		MT_CHECK(t, mroce_path_timer_expired(&q[i], now + 50 * TP_US + rto));
+	}
+	MT_CHECK(t, !mroce_path_timer_expired(&q[1], now + rto));
+
+	/* Alone: probed, and the pick leaves its path's state to the probe. */
+	tp_paths_init(q, 3, 16 * TP_MTU);
+	(void)mroce_path_on_send(&q[1], now, TP_MTU);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + 199 * TP_US) == -1);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + 200 * TP_US) == 1);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + 200 * TP_US) == 1);
+	mroce_path_on_tail_probe(&q[1], now + 200 * TP_US);
+	MT_CHECK(t, mroce_paths_tail_pick(q, 3, now + rto) == -1);
+	MT_CHECK(t, !mroce_path_timer_expired(&q[1], now + rto));
+}
+
 #endif /* MROCE_PATH_LOSS_CASES_H */

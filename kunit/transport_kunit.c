@@ -36,6 +36,7 @@ MT_CASE(spurious_undo)
 MT_CASE(path_states)
 MT_CASE(forget_events)
 MT_CASE(tail_probe)
+MT_CASE(tail_pick)
 MT_CASE(init_share)
 MT_CASE(full_after)
 MT_CASE(silent_together)
@@ -67,6 +68,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(path_states_case),
 	KUNIT_CASE(forget_events_case),
 	KUNIT_CASE(tail_probe_case),
+	KUNIT_CASE(tail_pick_case),
 	KUNIT_CASE(init_share_case),
 	KUNIT_CASE(full_after_case),
 	KUNIT_CASE(silent_together_case),

@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 	test_tp_path_states(&t);
 	test_tp_forget_events(&t);
 	test_tp_tail_probe(&t);
+	test_tp_tail_pick(&t);
 	test_tp_init_share(&t);
 	test_tp_full_after(&t);
 	test_tp_silent_together(&t);

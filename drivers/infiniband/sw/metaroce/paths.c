@@ -232,30 +232,17 @@ u32 mroce_paths_oldest(struct mroce_qp *qp, unsigned int i)
 
 /*
  * A path whose tail probe is due (section 10.4), -1 if none; *psn is
- * what it probes with, its oldest outstanding PSN. A path keeps a lost
- * tail only while the connection sends nothing after it, and then the
- * other paths fall idle too; one that stays silent while others carry
- * packets is more likely a failed route, which its timer is to find
- * without a probe's delay.
+ * what it probes with, its oldest outstanding PSN.
  */
 int mroce_paths_tail_due(struct mroce_qp *qp, u64 now, u32 *psn)
 {
-	unsigned int i;
+	int i;
 
-	for (i = 0; i < qp->npaths; i++) {
-		struct mroce_path *p = &qp->paths[i];
-		u32 q;
-
-		if (mroce_path_tail_probe_time(p) > now)
-			continue;
-		q = mroce_paths_oldest(qp, i);
-		if (q == qp->snd_psn ||
-		    mroce_paths_others_busy(qp->paths, qp->npaths, i)) {
-			mroce_path_skip_tail_probe(p);
-			continue;
-		}
-		*psn = q;
-		return i;
+	while ((i = mroce_paths_tail_pick(qp->paths, qp->npaths, now)) >= 0) {
+		*psn = mroce_paths_oldest(qp, i);
+		if (*psn != qp->snd_psn)
+			return i;
+		mroce_path_skip_tail_probe(&qp->paths[i]);
 	}
 	return -1;
 }

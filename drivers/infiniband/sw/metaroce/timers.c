@@ -235,6 +235,13 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 	if (qp->dying || (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
 		goto out;
 	now = ktime_get_ns();
+	/*
+	 * Which tail probes go is decided first: a path whose probe is
+	 * skipped expires in this run (section 10.4). Only this timer makes
+	 * a probe due, so tx_work need not look for one on every packet.
+	 */
+	if (mroce_paths_tail_due(qp, now, &psn) >= 0)
+		qp->tail_due = true;
 	for (i = 0; i < qp->npaths; i++) {
 		if (!mroce_path_timer_expired(&qp->paths[i], now))
 			continue;
@@ -270,11 +277,6 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 		mroce_path_timeout(qp, i, now);
 		kick = true;
 	}
-	/* Only this timer makes a tail probe due: tx_work need not look
-	 * for one on every packet.
-	 */
-	if (mroce_paths_tail_due(qp, now, &psn) >= 0)
-		qp->tail_due = true;
 	if (mroce_paths_probe_due(qp, now) >= 0 || qp->lost_count ||
 	    qp->tail_due ||
 	    (qp->pace_wait && mroce_pacer_may_send(&qp->pacer, now)))

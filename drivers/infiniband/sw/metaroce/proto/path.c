@@ -410,6 +410,28 @@ void mroce_path_skip_tail_probe(struct mroce_path *p)
 	p->tail_probed = 1;
 }
 
+int mroce_paths_tail_pick(struct mroce_path *paths, unsigned int n, u64 now)
+{
+	unsigned int i;
+	int due = -1;
+
+	/*
+	 * A path keeps a lost tail only while the connection sends nothing
+	 * after it, and then the other paths fall idle too; one that stays
+	 * silent while others carry packets is more likely a failed route,
+	 * which its timer is to find without a probe's delay.
+	 */
+	for (i = 0; i < n; i++) {
+		if (mroce_path_tail_probe_time(&paths[i]) > now)
+			continue;
+		if (mroce_paths_others_busy(paths, n, i))
+			mroce_path_skip_tail_probe(&paths[i]);
+		else if (due < 0)
+			due = i;
+	}
+	return due;
+}
+
 u64 mroce_path_next_event(const struct mroce_path *p)
 {
 	u64 rto = p->timer_start_ns + mroce_rtt_rto(&p->rtt);

@@ -243,6 +243,13 @@ u64 mroce_path_tail_probe_time(const struct mroce_path *p);
 void mroce_path_on_tail_probe(struct mroce_path *p, u64 now);
 /* No tail probe is needed this time: the timer decides. */
 void mroce_path_skip_tail_probe(struct mroce_path *p);
+/*
+ * Decide the tail probes due at @now (section 10.4): every due probe
+ * that is not to go, because another path has packets outstanding, is
+ * skipped, so that its path expires in the same timer run. Returns the
+ * first path whose probe goes, -1 if none.
+ */
+int mroce_paths_tail_pick(struct mroce_path *paths, unsigned int n, u64 now);
 
 bool mroce_path_probe_due(const struct mroce_path *p, u64 now);
 void mroce_path_on_probe_sent(struct mroce_path *p, u64 now);
