@@ -402,23 +402,33 @@ static void test_tp_silent_together(struct mt *t)
 	for (i = 0; i < 3; i++)
 		(void)mroce_path_on_send(&p[i], now + i, TP_MTU);
 	/* Nothing sent after path 0's packet was acknowledged: a stall. */
-	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now));
-	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now, 0));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0, 0));
 	/* Path 2's later packet arrived: path 0's packet is late. */
-	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2));
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2, 0));
 	MT_CHECK(t, mroce_paths_others_busy(p, 3, 0));
+	/* ... unless the timer ran half a round trip (100 us) late: this
+	 * host stalled, and other planes' shallower queues had brought
+	 * later packets first.
+	 */
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						 49 * TP_US));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						50 * TP_US));
 	/* No other busy path to compare with: the path's own silence. */
 	tp_paths_init(p, 3, 64 * TP_MTU);
 	(void)mroce_path_on_send(&p[0], now, TP_MTU);
-	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0));
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0, 0));
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						 TP_MS));
 	MT_CHECK(t, !mroce_paths_others_busy(p, 3, 0));
 	MT_CHECK(t, mroce_paths_others_busy(p, 3, 1));
 	/* A busy path that is not ACTIVE does not count either. */
 	(void)mroce_path_on_send(&p[1], now + 1, TP_MTU);
 	p[1].state = MROCE_PATH_SUSPECT;
-	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0));
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, 0, 0));
 	p[1].state = MROCE_PATH_ACTIVE;
-	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, 0, 0));
 	/* A restart gives another, doubled RTO. */
 	rto = mroce_rtt_rto(&p[0].rtt);
 	mroce_path_timer_restart(&p[0], now + rto);

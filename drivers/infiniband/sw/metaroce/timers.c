@@ -228,13 +228,16 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 	struct mroce_txpkt *oldest;
 	bool kick = false, probed = false;
 	unsigned int i;
+	u64 now, due, late;
 	u32 psn;
-	u64 now;
 
 	spin_lock_bh(&qp->lock);
 	if (qp->dying || (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
 		goto out;
 	now = ktime_get_ns();
+	/* How long this host kept the timer from running once it was due. */
+	due = ktime_to_ns(hrtimer_get_expires(timer));
+	late = now > due ? now - due : 0;
 	/*
 	 * Which tail probes go is decided first: a path whose probe is
 	 * skipped expires in this run (section 10.4). Only this timer makes
@@ -255,7 +258,7 @@ enum hrtimer_restart mroce_path_timer_fire(struct hrtimer *timer)
 		 */
 		if (mroce_paths_silent_together(qp->paths, qp->npaths, i,
 						mroce_path_oldest_sent(qp, i),
-						qp->acked_sent_ns)) {
+						qp->acked_sent_ns, late)) {
 			mroce_path_timer_restart(&qp->paths[i], now);
 			mroce_count(qp->mdev, MROCE_CNT_PATH_RTO_DEFERRED, 1);
 			/* Not again before the last probe could be answered:

@@ -363,10 +363,19 @@ bool mroce_paths_others_busy(const struct mroce_path *paths, unsigned int n,
 
 bool mroce_paths_silent_together(const struct mroce_path *paths,
 				 unsigned int n, unsigned int idx,
-				 u64 oldest_sent_ns, u64 acked_sent_ns)
+				 u64 oldest_sent_ns, u64 acked_sent_ns,
+				 u64 late_ns)
 {
-	/* Something sent after it arrived: the path's packet is late. */
-	if (acked_sent_ns > oldest_sent_ns)
+	/*
+	 * Something sent after it arrived: the path's packet is late,
+	 * unless the timer itself ran half the path's round trip late.
+	 * Packets spread over planes of unequal queues arrive out of send
+	 * order, so a host stall that ends with many paths' timers due
+	 * finds later packets of shallower planes acknowledged, and the
+	 * ACKs of the deeper ones not yet processed.
+	 */
+	if (acked_sent_ns > oldest_sent_ns &&
+	    late_ns < path_srtt(&paths[idx]) / 2)
 		return false;
 	return mroce_paths_others_busy(paths, n, idx);
 }

@@ -195,13 +195,16 @@ bool mroce_paths_others_busy(const struct mroce_path *paths, unsigned int n,
  * Whether path idx's silence is the connection's: another path also has
  * packets outstanding, and no packet sent after idx's oldest outstanding
  * one (sent at @oldest_sent_ns) has been acknowledged on any path (the
- * latest send time acknowledged is @acked_sent_ns). A peer or host that
- * stalls silences every path at once; a broken route only its own, while
- * the others deliver what was sent after.
+ * latest send time acknowledged is @acked_sent_ns), or the timer that
+ * found the expiry ran @late_ns after it was due, half the path's srtt
+ * or more: this host stalled. A peer or host that stalls silences every
+ * path at once; a broken route only its own, while the others deliver
+ * what was sent after.
  */
 bool mroce_paths_silent_together(const struct mroce_path *paths,
 				 unsigned int n, unsigned int idx,
-				 u64 oldest_sent_ns, u64 acked_sent_ns);
+				 u64 oldest_sent_ns, u64 acked_sent_ns,
+				 u64 late_ns);
 
 /* Give the path another, doubled RTO: its silence was not its own. */
 void mroce_path_timer_restart(struct mroce_path *p, u64 now);
