@@ -35,7 +35,9 @@
 # BENCH_TRACE (metaroce tracepoints, e.g. mroce_rto,mroce_path, that
 # each MetaRoCE run records on both hosts into raw/trace-*.txt),
 # BENCH_TURN_LOSS (loss points, percent, that the turns below run too,
-# ib_write_bw 64 KiB of BENCH_LOSS_BYTES each, stored as turnloss-rR)
+# ib_write_bw 64 KiB of BENCH_LOSS_BYTES each, stored as turnloss-rR),
+# BENCH_QP_MOST (8192: the most QPs the search for as many as the VM
+# holds tries, after BENCH_QPS; see qps_most())
 . "$REPO/tools/vm/guest-lib.sh"
 dev=none
 . "$REPO/tests/vm/pair-lib.sh"
@@ -54,6 +56,7 @@ QPS=${BENCH_QPS:-1,16,256}
 # 67 ms) 256 QPs x their queued 64 KiB writes on this slow wire hit
 # "retry exceeded" on both stacks; 20 is 4.3 s.
 QP_TIMEOUT=${BENCH_QP_TIMEOUT:-20}
+QP_MOST=${BENCH_QP_MOST:-8192}
 TMO=${BENCH_TMO:-180}
 PARTS=${BENCH_PARTS:-bw,lat,loss,lossshaped,shaped,qps}
 # The lossy link of the lossshaped part: slow enough that neither stack's
@@ -165,7 +168,9 @@ rates() {
 
 # kmem: kernel memory in kB that QPs live in: slab plus vmalloc (queues).
 kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
-sample_kmem() { while :; do kmem; sleep 0.2; done; }
+memavail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
+# Kernel memory, and what the host has left for anything (kB).
+sample_kmem() { while :; do echo "$(kmem) $(memavail)"; sleep 0.2; done; }
 
 # sample_res SECS: the QPs' path state (windows, in flight, RTT) and
 # eth0's queue (its drops are losses the wire never saw) with a
@@ -207,6 +212,7 @@ perf() {
 		sample_eth0 >"$raw/samples" &
 		sp=$!
 		k0=$(kmem)
+		a0=$(memavail)
 		q0=$(qdisc_drops eth0)
 		w0=$(wire_retrans)
 		if mroce "$stack"; then
@@ -262,6 +268,9 @@ perf() {
 	row "$bench" "$stack" "$x" wire_retrans $(($(wire_retrans) - w0))
 	row "$bench" "$stack" "$x" kmem_kb \
 		"$(sort -n "$raw/kmem" | tail -1 | awk -v b="$k0" '{ print $1 - b }')"
+	# All the run took, perftest's buffers too: what the next size needs.
+	row "$bench" "$stack" "$x" mem_used_kb \
+		"$(sort -n -k2 "$raw/kmem" | head -1 | awk -v b="$a0" '{ print b - $2 }')"
 }
 
 # iters SIZE TOTAL [QPS]: iterations moving about TOTAL bytes, in
@@ -270,6 +279,65 @@ iters() {
 	local q=${3:-1}
 	awk -v s="$1" -v t="$2" -v q="$q" -v m="$MAXIT" \
 		'BEGIN { n = int(t / s / q); if (n > m) n = m; if (n < 5) n = 5; print n }'
+}
+
+# qps_run STACK N: ib_write_bw over N QPs at once.
+qps_run() {
+	perf "$1" qps "$2" "$TMO" 1 ib_write_bw -s 65536 -q "$2" -u "$QP_TIMEOUT" \
+		-n "$(awk -v n="$(iters 65536 "$BYTES" "$2")" 'BEGIN { print (n < 10 ? 10 : n) }')"
+}
+
+# qps_most STACK: as many QPs as the VM holds. From twice the last count
+# of BENCH_QPS, double while the run before succeeded, the count is
+# within the device's max_qp and BENCH_QP_MOST, and twice what the run
+# before took of the client host's memory fits in 80% of what it has
+# available now (perftest's buffers and the kernel's alike; the server
+# holds as many). Host b decides, host a follows; the row qpmost names
+# the largest count that ran and why the search stopped.
+qps_most() {
+	local s=$1 q=${QPS##*,} last=${QPS##*,} why verdict
+	[ "$QP_MOST" -gt "$q" ] || return 0
+	while :; do
+		if [ "$me" = b ]; then
+			why=
+			if [ "$(csv_get qps "$s" "$last" rc)" != 0 ]; then
+				why=failed
+			elif [ $((q * 2)) -gt "$QP_MOST" ]; then
+				why=cap
+			elif [ $((q * 2)) -gt "$(max_qp)" ]; then
+				why=max_qp
+			elif [ $((2 * $(csv_get qps "$s" "$last" mem_used_kb))) -gt \
+			       $(($(memavail) * 8 / 10)) ]; then
+				why=memory
+			fi
+			echo "${why:-go}" >"$sync_dir/b.qpmost-$s-$q"
+			arrive "qpmost-$s-$q.set"
+		else
+			await "qpmost-$s-$q.set" 60
+		fi
+		verdict=$(cat "$sync_dir/b.qpmost-$s-$q" 2>/dev/null)
+		[ "$verdict" = go ] || break
+		q=$((q * 2))
+		qps_run "$s" "$q"
+		last=$q
+	done
+	# The largest count that ran to the end, and what ended the search.
+	[ "$me" = b ] || return 0
+	q=$(awk -F, -v s="$s" '$1 == "qps" && $2 == s && $4 == "rc" && $5 == 0 &&
+		$3 + 0 > m { m = $3 + 0 } END { print m + 0 }' "$CSV")
+	row qpmost "$s" "$q" stop "${verdict:-none}"
+}
+
+# max_qp: what the bound device says it holds.
+max_qp() {
+	ibv_devinfo -v -d "$dev" 2>/dev/null | awk '$1 == "max_qp:" { print $2; exit }' |
+		grep . || echo 0
+}
+
+# csv_get BENCH STACK X METRIC: a value this host recorded.
+csv_get() {
+	awk -F, -v b="$1" -v s="$2" -v x="$3" -v m="$4" \
+		'$1 == b && $2 == s && $3 == x && $4 == m { v = $5 } END { print v + 0 }' "$CSV"
 }
 
 # rep BENCH R: the name run R of BENCH is stored under.
@@ -435,9 +503,9 @@ if part shaped; then
 fi
 if part qps; then
 		for q in ${QPS//,/ }; do
-			perf "$s" qps "$q" "$TMO" 1 ib_write_bw -s 65536 -q "$q" -u "$QP_TIMEOUT" \
-				-n "$(awk -v n="$(iters 65536 "$BYTES" "$q")" 'BEGIN { print (n < 10 ? 10 : n) }')"
+			qps_run "$s" "$q"
 		done
+		qps_most "$s"
 	fi
 	unbind_both "$s" "$s"
 done

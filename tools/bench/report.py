@@ -398,11 +398,46 @@ class Report(FabricSections):
                 fmt(k["rxe"], 1), fmt(k["metaroce"], 1), self.retx(m),
                 self.pair["qps"]["rxe"].get(x, {}).get("qdisc_drops", "n/a"),
                 m.get("qdisc_drops", "n/a"), m.get("tx_local_queue_waits", "n/a"),
-                self.pair["qps"]["rxe"][x].get("rc", "-"),
-                self.pair["qps"]["metaroce"][x].get("rc", "-")))
+                self.pair["qps"]["rxe"].get(x, {}).get("rc", "-"),
+                m.get("rc", "-")))
         pair_figure(self.bdir, "qps", "Aggregate goodput over QPs", "QPs",
                     "goodput (Mbit/s)", True, rows)
         self.fig("qps", "many QPs")
+        self.qps_most()
+
+    # Why the search for as many QPs as the VM holds stopped.
+    QP_STOPS = {
+        "failed": "the run at the count after it failed",
+        "memory": "twice its memory would not fit in 80% of what the "
+                  "client host had available",
+        "max_qp": "twice it is over the device's max_qp",
+        "cap": "BENCH_QP_MOST ends the search there",
+        "none": "no search",
+    }
+
+    def qps_most(self):
+        """The most QPs each stack ran with, as the search found it."""
+        most = self.pair.get("qpmost", {})
+        said = []
+        for s, name in zip(STACKS, ("rxe", "MetaRoCE")):
+            if s not in most:
+                continue
+            stop = list(most[s].values())[-1].get("stop", "none")
+            # Over every run laid together, not the search's own row: a
+            # rerun of the part may not repeat the smaller counts.
+            ran = [int(x) for x, r in self.pair["qps"].get(s, {}).items()
+                   if r.get("rc") == "0"]
+            said.append("%s **%s** (%s)" % (
+                name, max(ran) if ran else "none",
+                self.QP_STOPS.get(stop, stop)))
+        if said:
+            self.out("As many QPs as the VM holds: after the counts above, "
+                     "each stack doubles the count while the run before "
+                     "finished and twice what it took of the client host's "
+                     "memory (perftest's buffers included) fits in 80% of "
+                     "what is available (tests/vm/bench-pair.sh, "
+                     "qps_most). The most QPs that ran to the end: "
+                     + "; ".join(said) + ". Their rows are in the table.", "")
 
     # --- 3. fabric: planes, failover, incast (MetaRoCE only) ----------
     def one_link(self):
@@ -479,6 +514,12 @@ class Report(FabricSections):
               "ran 20-40% slow under load (inflating every rate), while "
               "perftest, lacking a \"cpu MHz\", printed latencies of inf and "
               "bandwidths of 0.", ""]
+        reruns = [os.path.basename(os.path.dirname(os.path.dirname(c)))[5:]
+                  for c in self.pair_csvs[1:] if os.path.exists(c)]
+        if reruns:
+            md += ["Parts run again alone after the full run, whose rows "
+                   "replace the full run's: %s (BENCH_PARTS)." %
+                   ", ".join("`%s`" % r.replace("-", ",") for r in reruns), ""]
         body = self.md
         self.md = []
         tg = ["## Targets (issue 5)", "",
