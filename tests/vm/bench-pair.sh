@@ -232,6 +232,10 @@ perf() {
 	[ -n "${BENCH_TRACE:-}" ] && mroce "$stack" &&
 		trace_save "$raw/trace-$bench-$stack-$x.$me.txt"
 	[ -n "$rp" ] && { kill "$rp"; wait "$rp"; } 2>/dev/null
+	# Every counter of both hosts, for what the rows below leave out
+	# (the server's drops and timeouts).
+	mroce "$stack" && rdma statistic show link "$dev/1" \
+		>"$raw/stat-$bench-$x.$me.txt" 2>&1
 	[ "$me" = b ] || return 0
 	kill $sp $mp 2>/dev/null
 	wait $sp $mp 2>/dev/null

@@ -171,6 +171,8 @@ stall0=$(counter mroce2 tx_stall_cwnd)
 pl0=$(counter mroce2 path_losses)
 pr0=$(counter mroce2 path_rto_events)
 cr0=$(counter mroce2 rto_events)
+tp0=$(counter mroce2 path_tail_probes)
+pd0=$(counter mroce2 path_rto_deferred)
 (while :; do rdma res show qp -dd; sleep 0.2; done) >"$OUT/res-loss10.txt" 2>&1 &
 res_pid=$!
 pt "ib_write_bw at 10% loss" ib_write_bw -s 65536 -n 100
@@ -182,7 +184,9 @@ wait $res_pid 2>/dev/null
 pl=$(($(counter mroce2 path_losses) - pl0))
 pr=$(($(counter mroce2 path_rto_events) - pr0))
 cr=$(($(counter mroce2 rto_events) - cr0))
-echo "# 10% loss: path_losses $pl, path RTOs $pr, connection RTOs $cr" >>"$FIG"
+tp=$(($(counter mroce2 path_tail_probes) - tp0))
+pd=$(($(counter mroce2 path_rto_deferred) - pd0))
+echo "# 10% loss: path_losses $pl, path RTOs $pr, connection RTOs $cr, tail probes $tp, deferred $pd" >>"$FIG"
 check "10% loss: SACKs found the losses, not timers ($pl; RTOs $pr, $cr)" \
 	test "$pl" -ge 100 -a "$pl" -ge $((20 * (pr + cr)))
 # Losses shrink the paths' windows below what the transfer could use.
@@ -218,6 +222,7 @@ ns h2 tc filter add dev v2 egress protocol ip u32 \
 	match u32 "$tail_psn" 0xffffffff at 40 \
 	action gact drop random determ ok 2
 tp0=$(counter mroce2 path_tail_probes)
+pd0=$(counter mroce2 path_rto_deferred)
 pr0=$(counter mroce2 path_rto_events)
 echo 1 >$T/events/metaroce/mroce_tx/enable
 check "mroce-verify with a lost tail: 0 corrupt" \

@@ -27,6 +27,7 @@ static struct rdma_stat_desc mroce_counter_descs[MROCE_NUM_COUNTERS] = {
 	[MROCE_CNT_RX_NAK_FATAL].name = "rx_nak_fatal",
 	[MROCE_CNT_RX_DROP_QP_TYPE].name = "rx_drop_qp_type",
 	[MROCE_CNT_RX_DROP_UD_STATE].name = "rx_drop_ud_state",
+	[MROCE_CNT_RX_DROP_RC_STATE].name = "rx_drop_rc_state",
 	[MROCE_CNT_RX_DROP_UD_QKEY].name = "rx_drop_ud_qkey",
 	[MROCE_CNT_RX_DROP_UD_NO_RECV].name = "rx_drop_ud_no_recv",
 	[MROCE_CNT_PATH_LOSSES].name = "path_losses",

@@ -45,6 +45,7 @@ enum mroce_counter {
 	MROCE_CNT_RX_NAK_FATAL,
 	MROCE_CNT_RX_DROP_QP_TYPE,	/* UD opcode to RC QP or vice versa */
 	MROCE_CNT_RX_DROP_UD_STATE,	/* UD QP not ready to receive */
+	MROCE_CNT_RX_DROP_RC_STATE,	/* RC QP before RTR, or in error */
 	MROCE_CNT_RX_DROP_UD_QKEY,	/* Q_Key mismatch */
 	MROCE_CNT_RX_DROP_UD_NO_RECV,	/* no receive WQE posted */
 	MROCE_CNT_PATH_LOSSES,		/* lost by a path's SACK count */

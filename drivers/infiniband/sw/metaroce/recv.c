@@ -366,8 +366,11 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	bool ce = false, reorder;
 	int err = 0, r;
 
-	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {
+		/* The peer sends before we are ready, or after we failed. */
+		mroce_count(mdev, MROCE_CNT_RX_DROP_RC_STATE, 1);
 		return;
+	}
 	if (h->opcode == METAROCE_OP_ACK) {
 		if (qp->state >= IB_QPS_RTS)
 			mroce_rx_ack(qp, h);
