@@ -272,6 +272,7 @@ struct mroce_qp {
 	atomic_t txq_out;		/* queued or in the driver */
 	bool txq_wait;			/* tx_work waits for them to drain */
 	struct list_head txq_node;	/* in mdev->txq_waiters, or empty */
+	bool txq_woken;			/* taken off txq_waiters by a wake */
 	/* Connection RTT from echoed stamps: stretches the verbs timeout. */
 	struct mroce_rtt rtt;
 	u64 peer_rto_ns;		/* before rtt: other QPs' (timers.c) */
@@ -389,6 +390,7 @@ int mroce_txq_create(struct mroce_qp *qp);
 void mroce_txq_destroy(struct mroce_qp *qp);
 void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb);
 bool mroce_txq_full(struct mroce_qp *qp);
+bool mroce_txq_stall_after(struct mroce_qp *qp);
 void mroce_tx_now(struct mroce_qp *qp);
 int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t, int idx,
 	       bool probe, u64 now);

@@ -695,7 +695,8 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 		if (++qp->pkts_since_ackreq >= MROCE_ACK_EVERY ||
 		    mroce_paths_pace_gap(qp, now, seg) ||
 		    (!mroce_ackreq_unanswered(qp) &&
-		     mroce_paths_stall_after(qp, idx, seg))) {
+		     (mroce_paths_stall_after(qp, idx, seg) ||
+		      mroce_txq_stall_after(qp)))) {
 			mroce_txpkt(qp, psn)->flags |= METAROCE_F_ACKREQ;
 			qp->pkts_since_ackreq = 0;
 		}

@@ -15,7 +15,12 @@
  * each QP a fair share of that among the QPs with packets there, at least
  * MROCE_TXQ_QP_MIN. A QP over its share waits for its own packets to
  * drain; a QP that finds the budget spent waits on the device's list,
- * woken when half of it is free. The shares alone did not bound the sum:
+ * woken when half of it is free. The list is served in turn: while QPs
+ * wait on it, a QP not just woken from it joins its tail even if the
+ * budget has room. Otherwise QPs whose own packets keep waking them
+ * kept the budget over half full for as long as they had data, and with
+ * 4096 QPs those on the list waited for seconds, some of them past
+ * their retries. The shares alone did not bound the sum:
  * QPs that start one after another each see few others, and 256 QPs
  * overflowed a queue of 1000 packets. A fixed cap per QP (rxe's is 64
  * packets) bounds nothing when QPs are many and binds one QP alone.
@@ -69,6 +74,7 @@ static void mroce_txq_wake_dev(struct mroce_dev *mdev)
 	spin_lock_bh(&mdev->txq_lock);
 	list_for_each_entry_safe(qp, tmp, &mdev->txq_waiters, txq_node) {
 		list_del_init(&qp->txq_node);
+		WRITE_ONCE(qp->txq_woken, true);
 		mroce_tx_kick(qp);
 	}
 	spin_unlock_bh(&mdev->txq_lock);
@@ -161,6 +167,25 @@ void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
+ * Whether the QP's next packet uses up its share or the device's budget,
+ * so that it will wait: that packet asks for an ACK. Else, with many QPs
+ * each sending a few packets a turn, sixteen packets (MROCE_ACK_EVERY)
+ * took longer than the verbs timeout, and connections timed out with
+ * nothing lost. Lock held.
+ */
+bool mroce_txq_stall_after(struct mroce_qp *qp)
+{
+	struct mroce_dev *mdev = qp->mdev;
+	u32 budget;
+
+	if (!qp->txq_sk)
+		return false;
+	budget = mroce_txq_budget(mdev);
+	return atomic_read(&qp->txq_out) + 1 >= mroce_txq_share(mdev, budget) ||
+	       atomic_read(&mdev->txq_out) + 1 >= budget;
+}
+
+/*
  * Must the QP wait before it sends: is it over its share, or the device
  * over its budget? Then write_space wakes it. Lock held.
  */
@@ -176,20 +201,31 @@ bool mroce_txq_full(struct mroce_qp *qp)
 		WRITE_ONCE(qp->txq_wait, true);
 		/* Pairs with write_space: it counts down, then reads. */
 		smp_mb();
-		if (atomic_read(&qp->txq_out) >= mroce_txq_share(mdev, budget))
+		if (atomic_read(&qp->txq_out) >= mroce_txq_share(mdev, budget)) {
+			/* Its turn ends with its share sent. */
+			WRITE_ONCE(qp->txq_woken, false);
 			goto wait;
+		}
 		WRITE_ONCE(qp->txq_wait, false);
 	}
-	if (atomic_read(&mdev->txq_out) < budget)
+	/* Its turn, if the list woke it; else others' turn first. */
+	if (atomic_read(&mdev->txq_out) < budget &&
+	    (READ_ONCE(qp->txq_woken) ||
+	     list_empty_careful(&mdev->txq_waiters)))
 		return false;
+	WRITE_ONCE(qp->txq_woken, false);
 	spin_lock_bh(&mdev->txq_lock);
 	if (list_empty(&qp->txq_node))
 		list_add_tail(&qp->txq_node, &mdev->txq_waiters);
 	spin_unlock_bh(&mdev->txq_lock);
 	/* Pairs with write_space: it counts down, then looks at the list. */
 	smp_mb();
-	/* Left on the list if so: a later kick finds nothing to do. */
-	if (atomic_read(&mdev->txq_out) < budget)
+	/*
+	 * Below half, write_space may have looked at the list before we
+	 * joined it, and no wake would come. Left on the list if so: a
+	 * later kick finds nothing to do.
+	 */
+	if (atomic_read(&mdev->txq_out) <= budget / 2)
 		return false;
 wait:
 	return true;
