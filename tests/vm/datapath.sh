@@ -222,7 +222,6 @@ ns h2 tc filter add dev v2 egress protocol ip u32 \
 	match u32 "$tail_psn" 0xffffffff at 40 \
 	action gact drop random determ ok 2
 tp0=$(counter mroce2 path_tail_probes)
-pd0=$(counter mroce2 path_rto_deferred)
 pr0=$(counter mroce2 path_rto_events)
 echo 1 >$T/events/metaroce/mroce_tx/enable
 check "mroce-verify with a lost tail: 0 corrupt" \
