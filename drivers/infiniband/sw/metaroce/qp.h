@@ -389,7 +389,7 @@ void mroce_txq_dev_init(struct mroce_dev *mdev);
 int mroce_txq_create(struct mroce_qp *qp);
 void mroce_txq_destroy(struct mroce_qp *qp);
 void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb);
-bool mroce_txq_full(struct mroce_qp *qp);
+bool mroce_txq_full(struct mroce_qp *qp, bool unasked);
 bool mroce_txq_stall_after(struct mroce_qp *qp);
 void mroce_tx_now(struct mroce_qp *qp);
 int mroce_emit(struct mroce_qp *qp, u32 psn, struct mroce_txpkt *t, int idx,

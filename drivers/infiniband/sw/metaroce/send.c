@@ -648,7 +648,7 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 	       qp->state == IB_QPS_RTR) {
 		u64 now = ktime_get_ns();
 		bool rnr = qp->rnr_until_ns && now < qp->rnr_until_ns;
-		bool fresh, queued;
+		bool fresh, queued, unasked;
 		int idx;
 
 		if (!budget--) {
@@ -656,7 +656,8 @@ static bool mroce_tx_run(struct mroce_qp *qp, int budget)
 			break;
 		}
 		/* The netdev drops what overflows its queue: wait for it. */
-		if (mroce_txq_full(qp)) {
+		unasked = mroce_in_flight(qp) && !mroce_ackreq_unanswered(qp);
+		if (mroce_txq_full(qp, unasked)) {
 			if (mroce_tx_has_work(qp))
 				mroce_count(qp->mdev, MROCE_CNT_TX_LOCAL_WAIT, 1);
 			break;

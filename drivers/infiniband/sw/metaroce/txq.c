@@ -15,15 +15,17 @@
  * each QP a fair share of that among the QPs with packets there, at least
  * MROCE_TXQ_QP_MIN. A QP over its share waits for its own packets to
  * drain; a QP that finds the budget spent waits on the device's list,
- * woken when half of it is free. The list is served in turn: while QPs
- * wait on it, a QP not just woken from it joins its tail even if the
- * budget has room. Otherwise QPs whose own packets keep waking them
- * kept the budget over half full for as long as they had data, and with
- * 4096 QPs those on the list waited for seconds, some of them past
- * their retries. The shares alone did not bound the sum:
- * QPs that start one after another each see few others, and 256 QPs
- * overflowed a queue of 1000 packets. A fixed cap per QP (rxe's is 64
- * packets) bounds nothing when QPs are many and binds one QP alone.
+ * woken in turn, one per packet that leaves, once half of it is free.
+ * The list is served in turn: while QPs wait on it, a QP not just woken
+ * from it joins its tail even if the budget has room. Otherwise QPs
+ * whose own packets keep waking them kept the budget over half full for
+ * as long as they had data, and with 4096 QPs those on the list waited
+ * for seconds, some of them past their retries. A round of the list can
+ * outlast the verbs timeout, so a QP whose packets out ask for no ACK
+ * sends one that does before it waits. The shares alone did not bound
+ * the sum: QPs that start one after another each see few others, and
+ * 256 QPs overflowed a queue of 1000 packets. A fixed cap per QP (rxe's
+ * is 64 packets) bounds nothing when QPs are many and binds one QP alone.
  *
  * The socket is refcounted by its packets (sk_wmem_alloc) and holds the
  * module, so packets may outlive their QP; sk_callback_lock orders the
@@ -66,13 +68,15 @@ static u32 mroce_txq_share(struct mroce_dev *mdev, u32 budget)
 	return max(budget / active, MROCE_TXQ_QP_MIN);
 }
 
-/* Kick every QP that waits for the device's budget. */
-static void mroce_txq_wake_dev(struct mroce_dev *mdev)
+/* Kick the first @n QPs that wait for the device's budget. */
+static void mroce_txq_wake_dev(struct mroce_dev *mdev, u32 n)
 {
-	struct mroce_qp *qp, *tmp;
+	struct mroce_qp *qp;
 
 	spin_lock_bh(&mdev->txq_lock);
-	list_for_each_entry_safe(qp, tmp, &mdev->txq_waiters, txq_node) {
+	while (n-- && !list_empty(&mdev->txq_waiters)) {
+		qp = list_first_entry(&mdev->txq_waiters, struct mroce_qp,
+				      txq_node);
 		list_del_init(&qp->txq_node);
 		WRITE_ONCE(qp->txq_woken, true);
 		mroce_tx_kick(qp);
@@ -102,8 +106,15 @@ static void mroce_txq_write_space(struct sock *sk)
 		WRITE_ONCE(qp->txq_wait, false);
 		mroce_tx_kick(qp);
 	}
+	/*
+	 * Below half, one waiter per packet that leaves: each woken QP sends
+	 * its share, at least two, so the queue refills at the rate it
+	 * drains. Waking all of them at once ran 4096 work items per drain,
+	 * most only to find the budget spent again. Empty, wake all: a woken
+	 * QP may have had nothing left to send, and none would wake the rest.
+	 */
 	if (total <= budget / 2 && !list_empty_careful(&mdev->txq_waiters))
-		mroce_txq_wake_dev(mdev);
+		mroce_txq_wake_dev(mdev, total ? 1 : U32_MAX);
 out:
 	read_unlock(&sk->sk_callback_lock);
 }
@@ -149,7 +160,7 @@ void mroce_txq_destroy(struct mroce_qp *qp)
 		atomic_dec(&mdev->txq_active);
 		/* Others may wait for what no longer counts. */
 		atomic_sub(out, &mdev->txq_out);
-		mroce_txq_wake_dev(mdev);
+		mroce_txq_wake_dev(mdev, U32_MAX);
 	}
 	qp->txq_sk = NULL;
 	sock_put(sk);
@@ -167,29 +178,37 @@ void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * Whether the QP's next packet uses up its share or the device's budget,
- * so that it will wait: that packet asks for an ACK. Else, with many QPs
- * each sending a few packets a turn, sixteen packets (MROCE_ACK_EVERY)
- * took longer than the verbs timeout, and connections timed out with
- * nothing lost. Lock held.
+ * Whether the QP will wait after its next packet: that packet uses up
+ * its share or the device's budget, or others wait on the list and the
+ * QP, not woken from it, will join its tail. That packet asks for an
+ * ACK. Else, with many QPs each sending a few packets a turn, sixteen
+ * packets (MROCE_ACK_EVERY) took longer than the verbs timeout, and
+ * connections timed out with nothing lost. Lock held.
  */
 bool mroce_txq_stall_after(struct mroce_qp *qp)
 {
 	struct mroce_dev *mdev = qp->mdev;
-	u32 budget;
+	u32 budget, total;
 
 	if (!qp->txq_sk)
 		return false;
 	budget = mroce_txq_budget(mdev);
+	total = atomic_read(&mdev->txq_out) + 1;
+	/* As mroce_txq_full() will judge after this packet. */
 	return atomic_read(&qp->txq_out) + 1 >= mroce_txq_share(mdev, budget) ||
-	       atomic_read(&mdev->txq_out) + 1 >= budget;
+	       total >= budget ||
+	       (total > budget / 2 && !READ_ONCE(qp->txq_woken) &&
+		!list_empty_careful(&mdev->txq_waiters));
 }
 
 /*
- * Must the QP wait before it sends: is it over its share, or the device
- * over its budget? Then write_space wakes it. Lock held.
+ * Must the QP wait before it sends: is it over its share, the device
+ * over its budget, or is it others' turn? Then write_space wakes it.
+ * @unasked: the QP has packets out and none asks for an ACK. It then
+ * does not wait its turn: a turn of the list can outlast the verbs
+ * timeout, and its next packet asks for the ACK. Lock held.
  */
-bool mroce_txq_full(struct mroce_qp *qp)
+bool mroce_txq_full(struct mroce_qp *qp, bool unasked)
 {
 	struct mroce_dev *mdev = qp->mdev;
 	u32 budget;
@@ -210,7 +229,7 @@ bool mroce_txq_full(struct mroce_qp *qp)
 	}
 	/* Its turn, if the list woke it; else others' turn first. */
 	if (atomic_read(&mdev->txq_out) < budget &&
-	    (READ_ONCE(qp->txq_woken) ||
+	    (READ_ONCE(qp->txq_woken) || unasked ||
 	     list_empty_careful(&mdev->txq_waiters)))
 		return false;
 	WRITE_ONCE(qp->txq_woken, false);
