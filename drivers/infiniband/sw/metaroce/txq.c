@@ -177,6 +177,13 @@ void mroce_txq_charge(struct mroce_qp *qp, struct sk_buff *skb)
 		atomic_inc(&qp->mdev->txq_active);
 }
 
+/* Others' turn first: QPs wait on the list, and this one was not woken. */
+static bool mroce_txq_others_first(struct mroce_qp *qp)
+{
+	return !READ_ONCE(qp->txq_woken) &&
+	       !list_empty_careful(&qp->mdev->txq_waiters);
+}
+
 /*
  * Whether the QP will wait after its next packet: that packet uses up
  * its share or the device's budget, or others wait on the list and the
@@ -197,8 +204,7 @@ bool mroce_txq_stall_after(struct mroce_qp *qp)
 	/* As mroce_txq_full() will judge after this packet. */
 	return atomic_read(&qp->txq_out) + 1 >= mroce_txq_share(mdev, budget) ||
 	       total >= budget ||
-	       (total > budget / 2 && !READ_ONCE(qp->txq_woken) &&
-		!list_empty_careful(&mdev->txq_waiters));
+	       (total > budget / 2 && mroce_txq_others_first(qp));
 }
 
 /*
@@ -229,8 +235,7 @@ bool mroce_txq_full(struct mroce_qp *qp, bool unasked)
 	}
 	/* Its turn, if the list woke it; else others' turn first. */
 	if (atomic_read(&mdev->txq_out) < budget &&
-	    (READ_ONCE(qp->txq_woken) || unasked ||
-	     list_empty_careful(&mdev->txq_waiters)))
+	    (unasked || !mroce_txq_others_first(qp)))
 		return false;
 	WRITE_ONCE(qp->txq_woken, false);
 	spin_lock_bh(&mdev->txq_lock);
