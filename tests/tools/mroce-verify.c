@@ -158,11 +158,13 @@ static int run_side(struct mv_ep *ep)
 	}
 	ret = ep->server ? mv_run_server(ep) : mv_run_client(ep);
 	/*
-	 * The client's last Send may still wait for our ACK, which a lossy
-	 * link can drop: keep the QP a while so its retransmission is
-	 * answered, instead of failing it with retry exceeded.
+	 * The peer's last Send (the client's DONE, the server's RESULT for
+	 * it) may still wait for our ACK, which a lossy link can drop: keep
+	 * the QP a while so its retransmission is answered, instead of
+	 * failing it with retry exceeded. Both sides: at 10% loss the
+	 * server's RESULT once ran out of retries after the client had gone.
 	 */
-	if (ep->server && ret == 0)
+	if (ret == 0)
 		sleep(2);
 	mv_teardown(ep);
 	return ret;

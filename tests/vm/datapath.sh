@@ -23,20 +23,34 @@ g2=$(gid_index mroce2 10.11.0.2)
 # pair NAME SECS SERVER-CMD... -- CLIENT-ARGS...: server in h1, client in h2
 # (client = server command + CLIENT-ARGS); both must exit 0 within SECS.
 pair() {
-	local name=$1 secs=$2 srv=() t0 rc rs
+	local name=$1 secs=$2 srv=() port=18515 t0 rc rs
 	shift 2
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	while [ "$1" != -- ]; do
+		[ "$1" = -p ] && port=$2
+		srv+=("$1")
+		shift
+	done
 	shift
 	t0=$(date +%s.%N)
 	ns h1 timeout "$secs" "${srv[@]}" -d mroce1 >"$OUT/$name.srv" 2>&1 &
-	sleep 1
+	# The client does not retry its connect: start it once the server
+	# listens (a fixed second was not always enough under TCG).
+	wait_for 30 listening h1 "$port"
 	ns h2 timeout "$secs" "${srv[@]}" -d mroce2 "$@" >"$OUT/$name.cli" 2>&1
 	rc=$?
 	wait $!
 	rs=$?
 	printf '%-28s %8.2f s  client %d server %d\n' "$name" \
 		"$(echo "$(date +%s.%N) - $t0" | bc)" $rc $rs | tee -a "$FIG"
-	[ $rc = 0 ] && [ $rs = 0 ]
+	[ $rc = 0 ] && [ $rs = 0 ] && return 0
+	# Why, in the check's diagnostics (the runner prints them).
+	{
+		echo "client $rc, server $rs; client's last lines:"
+		tail -4 "$OUT/$name.cli"
+		echo "server's last lines:"
+		tail -4 "$OUT/$name.srv"
+	} >"$_tap_diag"
+	return 1
 }
 
 # perftest_sane FILE: perftest's result rows in FILE (at least one) carry

@@ -54,9 +54,6 @@ write_bw() {
 	goodput "$OUT/$name.samples" "$(cat "$OUT/$name.end")" $((n * SIZE))
 }
 
-# listening hI PORT: a TCP listener on PORT in hI (perftest's server).
-listening() { ns "$1" ss -Hltn "sport = :$2" | grep -q .; }
-
 # sample_link hI: "seconds bytes" of the fabric's port towards host I every
 # 0.1 s, from one shell in the leaf's namespace (no process per sample).
 sample_link() {

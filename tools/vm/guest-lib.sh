@@ -10,9 +10,14 @@ TAP=$OUT/results.tap
 _tap_n=0
 : >"$TAP"
 
-ok()   { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*" | tee -a "$TAP"; }
 # A failing check may leave diagnostics in $_tap_diag: they follow its line.
+# A passing one drops what it left.
 _tap_diag=$OUT/.tap-diag
+ok() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $*" | tee -a "$TAP"
+	rm -f "$_tap_diag"
+}
 fail() {
 	_tap_n=$((_tap_n + 1))
 	echo "not ok $_tap_n - $*" | tee -a "$TAP"
@@ -29,6 +34,9 @@ check() {
 
 # ns NETNS CMD...: run CMD in a network namespace.
 ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+
+# listening NETNS PORT: a TCP listener on PORT in NETNS (perftest's server).
+listening() { ns "$1" ss -Hltn "sport = :$2" | grep -q .; }
 
 # one_host NETNS ADDR/PREFIX: a namespace holding one end (v1) of a veth
 # pair with ADDR, the other end up in init_net, and lo up (traffic between
