@@ -22,7 +22,7 @@
  * as long as they had data, and with 4096 QPs those on the list waited
  * for seconds, some of them past their retries. A round of the list can
  * outlast the verbs timeout, so a QP whose packets out ask for no ACK
- * sends one that does before it waits. The shares alone did not bound
+ * sends one that does before it waits, past the budget if need be. The shares alone did not bound
  * the sum: QPs that start one after another each see few others, and
  * 256 QPs overflowed a queue of 1000 packets. A fixed cap per QP (rxe's
  * is 64 packets) bounds nothing when QPs are many and binds one QP alone.
@@ -211,13 +211,14 @@ bool mroce_txq_stall_after(struct mroce_qp *qp)
  * Must the QP wait before it sends: is it over its share, the device
  * over its budget, or is it others' turn? Then write_space wakes it.
  * @unasked: the QP has packets out and none asks for an ACK. It then
- * does not wait its turn: a turn of the list can outlast the verbs
- * timeout, and its next packet asks for the ACK. Lock held.
+ * neither waits its turn nor stops at the budget: a turn of the list can
+ * outlast the verbs timeout, and its next packet asks for the ACK. Lock
+ * held.
  */
 bool mroce_txq_full(struct mroce_qp *qp, bool unasked)
 {
 	struct mroce_dev *mdev = qp->mdev;
-	u32 budget;
+	u32 budget, total;
 
 	if (!qp->txq_sk)
 		return false;
@@ -233,9 +234,16 @@ bool mroce_txq_full(struct mroce_qp *qp, bool unasked)
 		}
 		WRITE_ONCE(qp->txq_wait, false);
 	}
-	/* Its turn, if the list woke it; else others' turn first. */
-	if (atomic_read(&mdev->txq_out) < budget &&
-	    (unasked || !mroce_txq_others_first(qp)))
+	/*
+	 * Its turn, if the list woke it; else others' turn first. A QP
+	 * whose packets out ask for no ACK sends one that does even past
+	 * the budget, up to three quarters of the netdev's queue: the ACK
+	 * for its last request can come while the budget is spent, and its
+	 * later packets then waited a round of the list unanswered.
+	 */
+	total = atomic_read(&mdev->txq_out);
+	if (unasked ? total < budget + budget / 2 :
+	    total < budget && !mroce_txq_others_first(qp))
 		return false;
 	WRITE_ONCE(qp->txq_woken, false);
 	spin_lock_bh(&mdev->txq_lock);
