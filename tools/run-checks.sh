@@ -105,4 +105,9 @@ for t in datapath verbs-access verbs-mw verbs-teardown rdmacm verbs-srq verbs-wr
 		-o "$logs/vm-$t" -t 1200 -m 1024 -e REPO="$repo" -e KDIR="$kdir"
 	count_tap "vm-$t" "$logs/vm-$t/results.tap"
 done
+# 4096 QPs between two VMs: the local queue's turns at full scale.
+step vm-many-qps tools/vm/run-pair.sh -k "$bz" -s tests/vm/many-qps.sh \
+	-o "$logs/vm-many-qps" -t 900 -e REPO="$repo" -e KDIR="$kdir"
+count_tap "vm-many-qps host a" "$logs/vm-many-qps/a/results.tap"
+count_tap "vm-many-qps host b" "$logs/vm-many-qps/b/results.tap"
 finish
