@@ -13,7 +13,7 @@ mkdir -p "$raw"
 # ready_when SPEC: the server in h1 listens. tcp:PORT or cm.
 ready_when() {
 	case $1 in
-	tcp:*) wait_for 30 sh -c "ip netns exec h1 ss -ltn | grep -q ':${1#tcp:} '" ;;
+	tcp:*) wait_for 30 listening h1 "${1#tcp:}" ;;
 	cm) cm_listening ;;
 	esac
 }

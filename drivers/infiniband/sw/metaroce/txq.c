@@ -22,10 +22,11 @@
  * as long as they had data, and with 4096 QPs those on the list waited
  * for seconds, some of them past their retries. A round of the list can
  * outlast the verbs timeout, so a QP whose packets out ask for no ACK
- * sends one that does before it waits, past the budget if need be. The shares alone did not bound
- * the sum: QPs that start one after another each see few others, and
- * 256 QPs overflowed a queue of 1000 packets. A fixed cap per QP (rxe's
- * is 64 packets) bounds nothing when QPs are many and binds one QP alone.
+ * sends one that does before it waits, past the budget if need be. The
+ * shares alone did not bound the sum: QPs that start one after another
+ * each see few others, and 256 QPs overflowed a queue of 1000 packets. A
+ * fixed cap per QP (rxe's is 64 packets) bounds nothing when QPs are
+ * many and binds one QP alone.
  *
  * The socket is refcounted by its packets (sk_wmem_alloc) and holds the
  * module, so packets may outlive their QP; sk_callback_lock orders the
