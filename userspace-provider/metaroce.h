@@ -49,6 +49,9 @@ struct metaroce_qp {
 	pthread_spinlock_t rq_lock;	/* rq.local */
 	struct metaroce_ring sq;
 	struct metaroce_ring rq;
+	uint32_t max_send_sge;		/* the caps create_qp returned */
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
 };
 
 /* An AH; num names it in UD send WQEs (0: the kernel gave none). */

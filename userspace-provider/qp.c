@@ -61,6 +61,10 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
+	/* The kernel holds no more than these in a WQE; ask no more. */
+	qp->max_send_sge = attr->cap.max_send_sge;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+	qp->max_inline = attr->cap.max_inline_data;
 	ret = metaroce_ring_map(&qp->sq, context->cmd_fd, &resp.sq,
 				sizeof(struct metaroce_send_wqe));
 	if (!ret)
@@ -125,9 +129,9 @@ static int metaroce_destroy_qp(struct ibv_qp *ibqp)
 }
 
 static int metaroce_fill_sges(struct metaroce_sge *dst,
-			      const struct ibv_sge *src, int n)
+			      const struct ibv_sge *src, int n, uint32_t max)
 {
-	if (n < 0 || n > METAROCE_MAX_SGE)
+	if (n < 0 || (uint32_t)n > max)
 		return EINVAL;
 	for (int i = 0; i < n; i++) {
 		dst[i].addr = src[i].addr;
@@ -153,8 +157,10 @@ static int metaroce_fill_ud(struct metaroce_send_wqe *w,
 
 /* Fill ring slot @w from @wr; the kernel validates it again. */
 static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
-				  const struct ibv_send_wr *wr, bool ud)
+				  const struct ibv_send_wr *wr,
+				  const struct metaroce_qp *qp)
 {
+	bool ud = qp->vqp.qp.qp_type == IBV_QPT_UD;
 	uint32_t len = 0;
 	int err;
 
@@ -221,7 +227,7 @@ static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
 		for (int i = 0; i < wr->num_sge; i++) {
 			uint32_t l = wr->sg_list[i].length;
 
-			if (l > METAROCE_MAX_INLINE - len)
+			if (l > qp->max_inline - len)
 				return EINVAL;
 			memcpy(w->inline_data + len,
 			       (void *)(uintptr_t)wr->sg_list[i].addr, l);
@@ -233,7 +239,8 @@ static int metaroce_fill_send_wqe(struct metaroce_send_wqe *w,
 	}
 	w->inline_len = 0;
 	w->num_sge = wr->num_sge;
-	return metaroce_fill_sges(w->sge, wr->sg_list, wr->num_sge);
+	return metaroce_fill_sges(w->sge, wr->sg_list, wr->num_sge,
+				  qp->max_send_sge);
 }
 
 static int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -261,7 +268,7 @@ static int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 		err = metaroce_fill_send_wqe(metaroce_ring_elem(r, r->local),
-					     wr, ibqp->qp_type == IBV_QPT_UD);
+					     wr, qp);
 		if (err)
 			break;
 		r->local++;
@@ -310,7 +317,8 @@ static int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 		w->wr_id = wr->wr_id;
 		w->num_sge = wr->num_sge;
-		err = metaroce_fill_sges(w->sge, wr->sg_list, wr->num_sge);
+		err = metaroce_fill_sges(w->sge, wr->sg_list, wr->num_sge,
+					 qp->max_recv_sge);
 		if (err)
 			break;
 		r->local++;

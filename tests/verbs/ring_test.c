@@ -14,6 +14,9 @@
  *    between the "# batch post" lines);
  *  - every WR of a batch completes, in order;
  *  - resize_cq keeps the pending completions, in order;
+ *  - a QP takes the SGEs and inline bytes it was created for and no more
+ *    (the kernel sizes its WQEs by them): more fail EINVAL at post time,
+ *    and in the ring they put the QP in error;
  *  - hostile ring contents, written straight into the mapped rings the
  *    way a buggy or malicious process could, are refused with an errno
  *    or an error completion (the kernel logs each; the VM script checks
@@ -243,6 +246,72 @@ static void case_resize(void)
 	pair_free(&p);
 }
 
+/*
+ * The send caps A was created with (2 SGEs, no inline): what create_qp
+ * returned, at least that and less than the device's most, as each WQE
+ * is sized by them. ibv_post_send refuses more at once; the QP stays up.
+ */
+static uint32_t cap_sge, cap_inline;
+
+static void case_send_caps(void)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge[17];
+	struct ibv_qp_attr attr;
+	struct ibv_wc wc;
+	struct pair p;
+	int ret, s;
+
+	if (!pair_new(&p, false, "send caps"))
+		return;
+	ret = ibv_query_qp(p.a, &attr, IBV_QP_CAP, &init);
+	cap_sge = init.cap.max_send_sge;
+	cap_inline = init.cap.max_inline_data;
+	check(ret == 0 && cap_sge >= 2 && cap_sge < 16 && cap_inline < 256,
+	      "a QP made for 2 SGEs takes %u SGEs and %u inline bytes",
+	      cap_sge, cap_inline);
+	if (ret || cap_sge >= 16 || cap_inline >= 256) {
+		pair_free(&p);
+		return;
+	}
+	post_recvs(p.b, 2, 8000);
+	fill_wr(&wr, sge, 0xca0, IBV_WR_SEND, 8);
+	for (uint32_t i = 1; i <= cap_sge; i++)
+		sge[i] = sge[0];
+	wr.num_sge = cap_sge + 1;
+	ret = ibv_post_send(p.a, &wr, &bad);
+	check(ret == EINVAL && bad == &wr, "%u SGEs: post_send EINVAL (%d)",
+	      cap_sge + 1, ret);
+	wr.send_flags |= IBV_SEND_INLINE;
+	wr.num_sge = 1;
+	sge[0].length = cap_inline + 1;
+	ret = ibv_post_send(p.a, &wr, &bad);
+	check(ret == EINVAL, "%u inline bytes: post_send EINVAL (%d)",
+	      cap_inline + 1, ret);
+	check(qp_state(p.a) == IBV_QPS_RTS, "the QP stays usable (RTS)");
+	sge[0].length = cap_inline;
+	ret = ibv_post_send(p.a, &wr, &bad);
+	s = wait_wc(p.cqa, &wc, WAIT_MS);
+	check(ret == 0 && s == IBV_WC_SUCCESS && wc.wr_id == 0xca0,
+	      "%u inline bytes: sent (%s)", cap_inline, st(s));
+	wr.send_flags &= ~IBV_SEND_INLINE;
+	wr.num_sge = cap_sge;
+	sge[0].length = 8;
+	wr.wr_id = 0xca1;
+	ret = ibv_post_send(p.a, &wr, &bad);
+	s = wait_wc(p.cqa, &wc, WAIT_MS);
+	check(ret == 0 && s == IBV_WC_SUCCESS && wc.wr_id == 0xca1,
+	      "%u SGEs: sent (%s)", cap_sge, st(s));
+	s = wait_wc(p.cqb, &wc, WAIT_MS);
+	check(s == IBV_WC_SUCCESS && wc.byte_len == cap_inline,
+	      "the receiver got the inline send whole (%u bytes)", wc.byte_len);
+	s = wait_wc(p.cqb, &wc, WAIT_MS);
+	check(s == IBV_WC_SUCCESS && wc.byte_len == 8 * cap_sge,
+	      "and the gathered one (%u bytes)", wc.byte_len);
+	pair_free(&p);
+}
+
 /* A hostile send WQE: the doorbell fails and A errors, the WQE flushed. */
 static void hostile_send(const char *what, void (*fill)(struct metaroce_send_wqe *))
 {
@@ -283,6 +352,21 @@ static void hostile_send(const char *what, void (*fill)(struct metaroce_send_wqe
 }
 
 static void bad_opcode(struct metaroce_send_wqe *w) { w->opcode = 0x7777; }
+
+/* One SGE or inline byte more than the QP's caps (case_send_caps). */
+static void over_sge(struct metaroce_send_wqe *w)
+{
+	for (uint32_t i = 1; i <= cap_sge; i++)
+		w->sge[i] = w->sge[0];
+	w->num_sge = cap_sge + 1;
+}
+
+static void over_inline(struct metaroce_send_wqe *w)
+{
+	w->send_flags |= IBV_SEND_INLINE;
+	w->inline_len = cap_inline + 1;
+}
+
 static void bad_nsge(struct metaroce_send_wqe *w) { w->num_sge = 1000; }
 static void bad_flags(struct metaroce_send_wqe *w) { w->send_flags |= 0x10000; }
 
@@ -492,6 +576,11 @@ int main(int argc, char **argv)
 
 	case_batch_and_poll();
 	case_resize();
+	case_send_caps();
+	if (cap_sge && cap_sge < 16) {
+		hostile_send("one SGE past the QP's caps", over_sge);
+		hostile_send("one inline byte past the QP's caps", over_inline);
+	}
 	hostile_send("garbage opcode", bad_opcode);
 	hostile_send("num_sge 1000", bad_nsge);
 	hostile_send("unknown send flag", bad_flags);

@@ -2,7 +2,7 @@
 /*
  * Shared receive queues of a MetaRoCE device, through libibverbs.
  *
- *   srq_test DEVICE
+ *   srq_test DEVICE [shared]
  *
  * Sender QPs A[i] are connected (self-loopback, through the device's IPv4
  * RoCEv2 GID) to receiver QPs B[i] that all take their receive WQEs from
@@ -10,8 +10,11 @@
  * multi-packet messages into one SRQ (data, lengths, per-QP order), the
  * limit event, destroy while in use (EBUSY), RNR while the SRQ is empty
  * and recovery, what an error on one QP does to the SRQ (nothing: only its
- * bound WQE completes, the SRQ's stay), and a UD QP on an SRQ. Prints
- * TAP; exits non-zero if any check fails. Every wait is bounded.
+ * bound WQE completes, the SRQ's stay), and a UD QP on an SRQ. With
+ * "shared" only the shared case runs: the VM script runs it again with
+ * packets lost on the way, so that later messages bind WQEs while an
+ * earlier one waits for a resend. Prints TAP; exits non-zero if any
+ * check fails. Every wait is bounded.
  */
 
 #include <errno.h>
@@ -656,6 +659,10 @@ int main(int argc, char **argv)
 		return 1;
 	note("gid index %d, active mtu %d", gid_idx, 128 << mtu);
 
+	if (argc > 2 && !strcmp(argv[2], "shared")) {
+		case_shared();
+		goto out;
+	}
 	case_attrs();
 	case_bad_post();
 	case_shared();
@@ -663,7 +670,7 @@ int main(int argc, char **argv)
 	case_rnr();
 	case_errors();
 	case_ud();
-
+out:
 	ibv_dereg_mr(smr);
 	ibv_dereg_mr(rmr);
 	free(sbuf);

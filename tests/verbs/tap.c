@@ -67,8 +67,8 @@ struct ibv_context *open_arg(int argc, char **argv)
 {
 	struct ibv_context *ctx;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s DEVICE [...]\n", argv[0]);
 		exit(2);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -81,4 +81,20 @@ int tap_done(void)
 {
 	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;
+}
+
+long kmem_kb(void)
+{
+	char line[128];
+	long kb, sum = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld", &kb) == 1 ||
+		    sscanf(line, "VmallocUsed: %ld", &kb) == 1)
+			sum += kb;
+	fclose(f);
+	return sum;
 }

@@ -22,11 +22,17 @@ double now_ms(void);
 struct ibv_context *open_dev(const char *name);
 
 /*
- * The start of main: the one argument names the device (else usage and
- * exit 2); stdout is line-buffered so TAP lines interleave with stderr in
+ * The start of main: the first argument names the device (else usage
+ * and exit 2); stdout is line-buffered so TAP lines interleave with stderr in
  * order; the device is opened with one TAP line. NULL if it did not open.
  */
 struct ibv_context *open_arg(int argc, char **argv);
+
+/*
+ * Slab and vmalloc in use (/proc/meminfo), in KiB: where a QP's kernel
+ * memory is; -1 if unreadable.
+ */
+long kmem_kb(void);
 
 /* The end of main: a "N passed, M failed" line; the exit status. */
 int tap_done(void);

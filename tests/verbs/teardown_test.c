@@ -57,23 +57,6 @@ static int write_one(int i, struct ibv_mr *smr, struct ibv_mr *dmr)
 	return wait_wc(pairs[i].cqa, &wc, WAIT_MS);
 }
 
-/* Slab and vmalloc in use, in KiB: where a QP's kernel memory is. */
-static long kmem_kb(void)
-{
-	char line[128];
-	long kb, sum = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Slab: %ld", &kb) == 1 ||
-		    sscanf(line, "VmallocUsed: %ld", &kb) == 1)
-			sum += kb;
-	fclose(f);
-	return sum;
-}
-
 static double env_or(const char *name, double dflt)
 {
 	const char *v = getenv(name);

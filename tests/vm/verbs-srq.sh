@@ -9,6 +9,24 @@
 verbs_start srq_test
 mroce1_in_h1 10.13.0.1/24 gid
 check "srq_test exits 0" run_tap srq_test ns h1 timeout 300 "$VERBS_BIN" mroce1
+# Holes: through lo (the device's loopback) half the packets are held 5
+# ms and every 8th is lost, so the later messages of a QP bind WQEs while
+# an earlier one is still missing a packet, and the QP's queue of bound
+# WQEs grows (it starts at 1).
+ooo0=$(counter mroce1 rx_out_of_order)
+ns h1 tc qdisc add dev lo root netem delay 5ms reorder 50%
+ns h1 tc qdisc add dev lo clsact
+ns h1 tc filter add dev lo ingress matchall action gact pass random determ drop 8
+check "trace mroce_srq_grow" trace_events mroce_srq_grow
+check "srq_test shared, packets reordered and lost" run_tap srq_holes ns h1 timeout 300 \
+	"$VERBS_BIN" mroce1 shared
+trace_save "$OUT/trace-srq-grow.txt"
+check "packets arrived past holes (rx_out_of_order grew)" \
+	counter_ge mroce1 rx_out_of_order $((ooo0 + 1))
+check "messages overtook others and the queue of bound WQEs grew" \
+	grep -q 'mroce_srq_grow: qp [0-9]* size [0-9]* ok 1' "$OUT/trace-srq-grow.txt"
+ns h1 tc qdisc del dev lo clsact
+ns h1 tc qdisc del dev lo root
 check "rdma link delete mroce1" rdma link delete mroce1
 ip netns del h1
 

@@ -21,7 +21,7 @@ int mroce_init_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 	int i;
 
 	memset(wqe, 0, offsetof(struct mroce_swqe, sge));
-	if (wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0)
+	if (wr->num_sge > qp->max_send_sge || wr->num_sge < 0)
 		return -EINVAL;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
@@ -123,7 +123,8 @@ static int mroce_post_send_user(struct mroce_qp *qp,
 		else if (qp->sq_head - qp->sq_tail >= qp->sq_size)
 			err = -ENOMEM;
 		else
-			*mroce_sq_wqe(qp, qp->sq_head++) = *tmp;
+			memcpy(mroce_sq_wqe(qp, qp->sq_head++), tmp,
+			       qp->sq_stride);
 		if (!err && qp->state == IB_QPS_ERR)
 			mroce_qp_flush(qp);
 		spin_unlock_bh(&qp->lock);
@@ -190,7 +191,7 @@ int mroce_rq_add(struct mroce_qp *qp, const struct ib_recv_wr *wr)
 {
 	struct mroce_rwqe *rwqe;
 
-	if (wr->num_sge > MROCE_QP_MAX_SGE || wr->num_sge < 0)
+	if (wr->num_sge > qp->max_recv_sge || wr->num_sge < 0)
 		return -EINVAL;
 	if (qp->rq_head - qp->rq_tail >= qp->rq_size)
 		return -ENOMEM;

@@ -163,6 +163,27 @@ static int mroce_check_cap(struct ib_device *ibdev, struct ib_qp_cap *cap)
 	return 0;
 }
 
+/*
+ * The send WQE's tail holds max(SGEs, inline bytes) the application
+ * asked for, in whole SGEs: a WQE of the most (440 bytes) for every slot
+ * of every QP was the largest part of a QP's memory. What the tail holds
+ * is what the QP reports it takes.
+ */
+static void mroce_qp_set_sq_caps(struct mroce_qp *qp,
+				 const struct ib_qp_cap *cap)
+{
+	u32 tail = max_t(u32, cap->max_send_sge * sizeof(struct ib_sge),
+			 cap->max_inline_data);
+
+	tail = round_up(max_t(u32, tail, 1), sizeof(struct ib_sge));
+	BUILD_BUG_ON(offsetof(struct mroce_swqe, sge) % 8 ||
+		     sizeof(struct ib_sge) % 8 ||
+		     MROCE_MAX_INLINE % sizeof(struct ib_sge));
+	qp->max_send_sge = tail / sizeof(struct ib_sge);
+	qp->max_inline = tail;
+	qp->sq_stride = offsetof(struct mroce_swqe, sge) + tail;
+}
+
 /* What create_qp allocates; each part may be missing. */
 static void mroce_qp_free(struct mroce_qp *qp)
 {
@@ -213,17 +234,27 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->sq_size = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
-	/* With an SRQ, rq holds the WQEs bound to messages in flight. */
-	qp->rq_size = init->srq ? MROCE_SRQ_BIND_MAX :
-		      roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
-	qp->max_inline = MROCE_MAX_INLINE;
+	mroce_qp_set_sq_caps(qp, &init->cap);
+	/*
+	 * With an SRQ, rq holds the WQEs bound to messages in flight, as
+	 * many as the SRQ's WQEs take SGEs; it grows with the messages.
+	 */
+	if (init->srq) {
+		qp->rq_size = MROCE_SRQ_BIND_MIN;
+		qp->max_recv_sge = to_msrq(init->srq)->max_sge;
+	} else {
+		qp->rq_size = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+		qp->max_recv_sge = max(init->cap.max_recv_sge, 1U);
+	}
+	qp->rq_stride = offsetof(struct mroce_rwqe, sge) +
+			qp->max_recv_sge * sizeof(struct ib_sge);
 	qp->mtu = init->qp_type == IB_QPT_RC ? 1024 :
 		  ib_mtu_enum_to_int(READ_ONCE(mdev->active_mtu));
 	qp->seg = qp->mtu;
 	qp->pipe = MROCE_TX_PIPE;
 
-	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
-	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
+	qp->sq = kvcalloc(qp->sq_size, qp->sq_stride, GFP_KERNEL);
+	qp->rq = kvcalloc(qp->rq_size, qp->rq_stride, GFP_KERNEL);
 	if (!qp->sq || !qp->rq) {
 		err = -ENOMEM;
 		goto err_free;
@@ -267,9 +298,9 @@ static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	init->cap.max_send_wr = qp->sq_size;
 	init->cap.max_recv_wr = init->srq ? 0 : qp->rq_size;
-	init->cap.max_send_sge = MROCE_QP_MAX_SGE;
-	init->cap.max_recv_sge = init->srq ? 0 : MROCE_QP_MAX_SGE;
-	init->cap.max_inline_data = MROCE_MAX_INLINE;
+	init->cap.max_send_sge = qp->max_send_sge;
+	init->cap.max_recv_sge = init->srq ? 0 : qp->max_recv_sge;
+	init->cap.max_inline_data = qp->max_inline;
 	return 0;
 
 err_free:
@@ -497,9 +528,9 @@ static int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->sq_draining = qp->sq_draining;
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_recv_wr = ibqp->srq ? 0 : qp->rq_size;
-	attr->cap.max_send_sge = MROCE_QP_MAX_SGE;
-	attr->cap.max_recv_sge = ibqp->srq ? 0 : MROCE_QP_MAX_SGE;
-	attr->cap.max_inline_data = MROCE_MAX_INLINE;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = ibqp->srq ? 0 : qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
 	spin_unlock_bh(&qp->lock);
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;

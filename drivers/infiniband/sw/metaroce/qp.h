@@ -226,14 +226,18 @@ struct mroce_qp {
 	u64 last_pace_update_ns;
 
 	/* send queue: head posted, tx next to start, tail next to complete */
-	struct mroce_swqe *sq;
+	struct mroce_swqe *sq;		/* sq_size entries of sq_stride bytes */
 	u32 sq_size;			/* power of two */
+	u32 sq_stride;
 	u32 sq_head, sq_tx, sq_tail;
+	u32 max_send_sge;
 	u32 max_inline;
 
 	/* receive queue; with an SRQ, the WQEs bound from it (srq.h) */
-	struct mroce_rwqe *rq;
+	struct mroce_rwqe *rq;		/* rq_size entries of rq_stride bytes */
 	u32 rq_size;
+	u32 rq_stride;
+	u32 max_recv_sge;
 	u32 rq_head, rq_tail;
 	u32 rq_msn;			/* receive MSN of the WQE at rq_tail */
 
@@ -309,14 +313,18 @@ static inline struct mroce_qp *to_mqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct mroce_qp, ibqp);
 }
 
+/*
+ * A send WQE ends in as many SGEs or inline bytes as the QP was created
+ * for (mroce_qp_set_sq_caps()), not the most any QP may have.
+ */
 static inline struct mroce_swqe *mroce_sq_wqe(struct mroce_qp *qp, u32 idx)
 {
-	return &qp->sq[idx & (qp->sq_size - 1)];
+	return (void *)qp->sq + (idx & (qp->sq_size - 1)) * qp->sq_stride;
 }
 
 static inline struct mroce_rwqe *mroce_rq_wqe(struct mroce_qp *qp, u32 idx)
 {
-	return &qp->rq[idx & (qp->rq_size - 1)];
+	return (void *)qp->rq + (idx & (qp->rq_size - 1)) * qp->rq_stride;
 }
 
 /* The lkeys of receive WQEs taken from an SRQ belong to the SRQ's PD. */

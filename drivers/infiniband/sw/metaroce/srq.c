@@ -15,6 +15,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include "metaroce.h"
 #include "srq.h"
+#include "trace.h"
 #include "uqp.h"
 
 static struct mroce_rwqe *mroce_srq_wqe(struct mroce_srq *srq, u32 idx)
@@ -86,6 +87,30 @@ static void mroce_srq_take(struct mroce_srq *srq, struct mroce_qp *qp,
 				       idx, rwqe->wr_id, qp->ibqp.qp_num);
 }
 
+/*
+ * Grow the QP's queue of bound WQEs to hold n. It happens in the receive
+ * softirq, so the allocation cannot sleep; when it fails the message
+ * finds no WQE (an RNR NAK) and the sender tries it again later. Every
+ * bound WQE keeps its index. QP lock held.
+ */
+static int mroce_srq_bound_fit(struct mroce_qp *qp, u32 n)
+{
+	u32 size = roundup_pow_of_two(n), i;
+	void *rq;
+
+	rq = kcalloc(size, qp->rq_stride, GFP_ATOMIC | __GFP_NOWARN);
+	trace_mroce_srq_grow(qp->ibqp.qp_num, size, rq);
+	if (!rq)
+		return -ENOMEM;
+	for (i = qp->rq_tail; i != qp->rq_head; i++)
+		memcpy(rq + (i & (size - 1)) * qp->rq_stride,
+		       mroce_rq_wqe(qp, i), qp->rq_stride);
+	kvfree(qp->rq);
+	qp->rq = rq;
+	qp->rq_size = size;
+	return 0;
+}
+
 int mroce_srq_bind(struct mroce_qp *qp, u32 n)
 {
 	struct mroce_srq *srq = to_msrq(qp->ibqp.srq);
@@ -96,8 +121,13 @@ int mroce_srq_bind(struct mroce_qp *qp, u32 n)
 
 	if (have >= n)
 		return 0;
-	if (n > qp->rq_size)
+	if (n > MROCE_SRQ_BIND_MAX)
 		return -ENOBUFS;
+	if (n > qp->rq_size) {
+		err = mroce_srq_bound_fit(qp, n);
+		if (err)
+			return err;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	broke = mroce_srq_sync_head(srq);
 	if (srq->head - srq->tail < n - have) {

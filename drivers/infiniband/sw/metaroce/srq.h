@@ -25,8 +25,13 @@
 #include <rdma/ib_verbs.h>
 #include "qp.h"
 
-/* WQEs one QP may hold bound: at most one per message in flight. */
+/*
+ * WQEs one QP may hold bound: at most one per message in flight. A QP's
+ * queue of them starts at the MIN, which is all a QP whose messages
+ * arrive in order needs, and grows when messages overtake others.
+ */
 #define MROCE_SRQ_BIND_MAX	MROCE_TX_WINDOW
+#define MROCE_SRQ_BIND_MIN	1
 
 struct mroce_srq {
 	struct ib_srq ibsrq;
@@ -54,8 +59,9 @@ static inline bool mroce_srq_has_ring(const struct mroce_srq *srq)
  * Make qp hold at least n bound WQEs (qp->rq_head - qp->rq_tail >= n),
  * taking the missing ones from its SRQ in order. 0, or -ENOBUFS when the
  * SRQ has too few (nothing is taken then) or n exceeds what a QP may
- * hold. Raises IB_EVENT_SRQ_LIMIT_REACHED when armed, IB_EVENT_SRQ_ERR
- * when it finds a ring's prod out of range. QP lock held.
+ * hold, -ENOMEM when the QP's queue could not grow to n. Raises
+ * IB_EVENT_SRQ_LIMIT_REACHED when armed, IB_EVENT_SRQ_ERR when it finds
+ * a ring's prod out of range. QP lock held.
  */
 int mroce_srq_bind(struct mroce_qp *qp, u32 n);
 
@@ -68,7 +74,7 @@ static inline bool mroce_rq_ready(struct mroce_qp *qp, u32 idx)
 {
 	if (idx < qp->rq_head - qp->rq_tail)
 		return true;
-	return qp->ibqp.srq && idx < qp->rq_size &&
+	return qp->ibqp.srq && idx < MROCE_SRQ_BIND_MAX &&
 	       !mroce_srq_bind(qp, idx + 1);
 }
 

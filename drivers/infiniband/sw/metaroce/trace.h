@@ -210,6 +210,27 @@ TRACE_EVENT(mroce_qp_state,
 		  __entry->to)
 );
 
+/*
+ * A QP on an SRQ grew its queue of bound WQEs (srq.c) to size entries,
+ * or failed to (ok 0) and answered the message with an RNR NAK.
+ */
+TRACE_EVENT(mroce_srq_grow,
+	TP_PROTO(u32 qpn, u32 size, bool ok),
+	TP_ARGS(qpn, size, ok),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, size)
+		__field(bool, ok)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->size = size;
+		__entry->ok = ok;
+	),
+	TP_printk("qp %u size %u ok %d", __entry->qpn, __entry->size,
+		  __entry->ok)
+);
+
 /* A received packet dropped before reaching a QP. */
 TRACE_EVENT(mroce_rx_drop,
 	TP_PROTO(const char *dev, const char *reason),

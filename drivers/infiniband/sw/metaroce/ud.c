@@ -109,7 +109,7 @@ int mroce_ud_post_send(struct mroce_qp *qp, const struct ib_send_wr *wr,
 		} else {
 			wqe = mroce_sq_wqe(qp, qp->sq_head);
 			if (tmp)
-				memcpy(wqe, tmp, sizeof(*wqe));
+				memcpy(wqe, tmp, qp->sq_stride);
 			else
 				err = mroce_init_swqe(qp, wqe, wr);
 			if (!err) {

@@ -241,7 +241,7 @@ static int mroce_uqp_load_swqe(struct mroce_qp *qp, struct mroce_swqe *wqe,
 		wqe->num_sge = 0;
 		return 0;
 	}
-	if (num_sge > MROCE_QP_MAX_SGE)
+	if (num_sge > qp->max_send_sge)
 		return -EINVAL;
 	len = mroce_uqp_load_sges(wqe->sge, u->sge, num_sge);
 	if (len < 0)
@@ -374,7 +374,7 @@ int mroce_uqp_pull_recv(struct mroce_qp *qp)
 			mroce_queue_elem(&qp->urq, qp->urq_cons++);
 		struct mroce_rwqe *rwqe = mroce_rq_wqe(qp, qp->rq_head++);
 
-		if (mroce_uqp_load_rwqe(rwqe, u, MROCE_QP_MAX_SGE)) {
+		if (mroce_uqp_load_rwqe(rwqe, u, qp->max_recv_sge)) {
 			ibdev_warn_ratelimited(qp->ibqp.device,
 					       "qp %u: bad receive WQE (wr_id %#llx) in the ring\n",
 					       qp->ibqp.qp_num, rwqe->wr_id);
