@@ -36,7 +36,6 @@ struct metaroce_wr_batch {
 	struct metaroce_wr_entry *wr;
 	unsigned int n;			/* built */
 	unsigned int cap;		/* allocated */
-	uint32_t max_inline;		/* the QP's max_inline_data */
 	int err;			/* first error while building, or 0 */
 	bool enabled;			/* QP created with send_ops_flags */
 };
@@ -51,7 +50,7 @@ struct metaroce_qp {
 	struct metaroce_ring rq;
 	uint32_t max_send_sge;		/* the caps create_qp returned */
 	uint32_t max_recv_sge;
-	uint32_t max_inline;
+	uint32_t max_inline;		/* also for ibv_wr_set_inline_data */
 };
 
 /* An AH; num names it in UD send WQEs (0: the kernel gave none). */

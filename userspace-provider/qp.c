@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ccan/minmax.h>
 
 #include "metaroce.h"
 #include "ring.h"
@@ -61,10 +62,16 @@ static struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	/* The kernel holds no more than these in a WQE; ask no more. */
-	qp->max_send_sge = attr->cap.max_send_sge;
-	qp->max_recv_sge = attr->cap.max_recv_sge;
-	qp->max_inline = attr->cap.max_inline_data;
+	/*
+	 * The kernel holds no more than these in a WQE; ask no more. Nor
+	 * more than a ring slot's arrays hold, whatever the kernel said.
+	 */
+	qp->max_send_sge = min_t(uint32_t, attr->cap.max_send_sge,
+				 METAROCE_MAX_SGE);
+	qp->max_recv_sge = min_t(uint32_t, attr->cap.max_recv_sge,
+				 METAROCE_MAX_SGE);
+	qp->max_inline = min_t(uint32_t, attr->cap.max_inline_data,
+			       METAROCE_MAX_INLINE);
 	ret = metaroce_ring_map(&qp->sq, context->cmd_fd, &resp.sq,
 				sizeof(struct metaroce_send_wqe));
 	if (!ret)

@@ -25,15 +25,11 @@
 
 #include "metaroce.h"
 
-/* As the kernel's MROCE_QP_MAX_SGE and MROCE_MAX_INLINE. */
-#define METAROCE_WR_MAX_SGE	16
-#define METAROCE_WR_MAX_INLINE	256
-
 struct metaroce_wr_entry {
 	struct ibv_send_wr wr;
-	struct ibv_sge sge[METAROCE_WR_MAX_SGE];
+	struct ibv_sge sge[METAROCE_MAX_SGE];
 	bool inl;			/* sge[0] describes inline_data */
-	uint8_t inline_data[METAROCE_WR_MAX_INLINE];
+	uint8_t inline_data[METAROCE_MAX_INLINE];
 };
 
 enum {
@@ -50,9 +46,14 @@ enum {
 			       IBV_QP_EX_WITH_SEND_WITH_IMM,
 };
 
+static struct metaroce_qp *to_mqpx(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct metaroce_qp, vqp.qp_ex);
+}
+
 static struct metaroce_wr_batch *to_batch(struct ibv_qp_ex *qpx)
 {
-	return &container_of(qpx, struct metaroce_qp, vqp.qp_ex)->batch;
+	return &to_mqpx(qpx)->batch;
 }
 
 static void batch_fail(struct metaroce_wr_batch *b, int err)
@@ -214,7 +215,7 @@ static void mr_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!e)
 		return;
-	if (num_sge > METAROCE_WR_MAX_SGE) {
+	if (num_sge > METAROCE_MAX_SGE) {
 		batch_fail(to_batch(qpx), EINVAL);
 		return;
 	}
@@ -235,14 +236,15 @@ static void mr_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 static void mr_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 				       const struct ibv_data_buf *buf_list)
 {
-	struct metaroce_wr_batch *b = to_batch(qpx);
+	struct metaroce_qp *qp = to_mqpx(qpx);
+	struct metaroce_wr_batch *b = &qp->batch;
 	struct metaroce_wr_entry *e = wr_cur(qpx);
 	size_t len = 0, i;
 
 	if (!e)
 		return;
 	for (i = 0; i < num_buf; i++) {
-		if (buf_list[i].length > b->max_inline - len) {
+		if (buf_list[i].length > qp->max_inline - len) {
 			batch_fail(b, EINVAL);
 			return;
 		}
@@ -355,9 +357,6 @@ int metaroce_wr_init(struct metaroce_qp *qp,
 		return EOPNOTSUPP;
 
 	pthread_mutex_init(&b->lock, NULL);
-	b->max_inline = attr->cap.max_inline_data;
-	if (b->max_inline > METAROCE_WR_MAX_INLINE)
-		b->max_inline = METAROCE_WR_MAX_INLINE;
 
 	qpx->wr_send = mr_wr_send;
 	qpx->wr_send_imm = mr_wr_send_imm;

@@ -99,7 +99,7 @@ static int mroce_srq_bound_fit(struct mroce_qp *qp, u32 n)
 	void *rq;
 
 	rq = kcalloc(size, qp->rq_stride, GFP_ATOMIC | __GFP_NOWARN);
-	trace_mroce_srq_grow(qp->ibqp.qp_num, size, rq);
+	trace_mroce_srq_grow(qp->ibqp.qp_num, size, !!rq);
 	if (!rq)
 		return -ENOMEM;
 	for (i = qp->rq_tail; i != qp->rq_head; i++)
