@@ -55,6 +55,7 @@ MT_CASE(sack)
 MT_CASE(sack_window)
 MT_CASE(sack_model)
 MT_CASE(sack_fresh)
+MT_CASE(ack_due)
 
 static void fuzz_case(struct kunit *test)
 {
@@ -89,6 +90,7 @@ static struct kunit_case mroce_seq_cases[] = {
 	KUNIT_CASE(sack_window_case),
 	KUNIT_CASE(sack_model_case),
 	KUNIT_CASE(sack_fresh_case),
+	KUNIT_CASE(ack_due_case),
 	{}
 };
 

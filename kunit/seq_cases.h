@@ -359,4 +359,53 @@ static void test_sack_fresh(struct mt *t)
 		mt_log(t, "sack_fresh: %u words wrong of %u ACKs", bad, n);
 }
 
+/* The receiver's immediate-ACK rule, over arrivals with a loss, a late
+ * packet and a mark, across the PSN wrap.
+ */
+static void test_ack_due(struct mt *t)
+{
+	static const struct {
+		u32 psn;
+		bool ackreq, ce, due;
+	} in[] = {
+		{ 0xfffffffe, false, false, false },	/* in order */
+		{ 0xffffffff, true, false, true },	/* asks */
+		{ 0x00000001, false, false, false },	/* opens a hole at 0 */
+		{ 0x00000002, false, false, false },	/* goes on above it */
+		{ 0x00000000, true, false, true },	/* the resend fills it */
+		{ 0x00000004, false, false, false },	/* opens a hole at 3 */
+		{ 0x00000003, false, false, true },	/* late: fills it */
+		{ 0x00000005, false, true, true },	/* marked */
+	};
+	u32 high = 0xfffffffe, psn, acks = 0, asks = 0, fills = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		MT_CHECK(t, mroce_ack_due(in[i].psn, high, in[i].ackreq,
+					  in[i].ce) == in[i].due);
+		if (!mroce_psn_before(in[i].psn, high))
+			high = in[i].psn + 1;
+	}
+	/*
+	 * 1 in 10 lost and resent (with ACKREQ) 20 packets later, every
+	 * 16th asking: an ACK for each ask and each repair, none for the
+	 * holes, which would add one for every loss.
+	 */
+	for (high = 0, psn = 0; psn < 1000; psn++) {
+		bool ask = psn % 16 == 15;
+
+		if (psn % 10 != 3) {
+			asks += ask;
+			acks += mroce_ack_due(psn, high, ask, false);
+			if (!mroce_psn_before(psn, high))
+				high = psn + 1;
+		}
+		if (psn >= 20 && (psn - 20) % 10 == 3) {
+			fills++;
+			acks += mroce_ack_due(psn - 20, high, true, false);
+		}
+	}
+	MT_CHECK(t, fills == 98 && acks == asks + fills);
+}
+
 #endif /* MROCE_SEQ_CASES_H */

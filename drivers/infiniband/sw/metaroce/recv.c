@@ -363,7 +363,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	struct mroce_dev *mdev = qp->mdev;
 	struct mroce_rxinfo *ri;
 	u32 psn = h->psn;
-	bool ce = false, reorder;
+	bool ce = false, ack;
 	int err = 0, r;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {
@@ -418,13 +418,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	}
 	if (psn != qp->rx.base)
 		mroce_count(mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
-	/*
-	 * A packet that skips PSNs opens a hole and one below the highest
-	 * fills one: the sender hears of both at once. One that only goes
-	 * on above a hole waits for the ACK request cadence, or loss would
-	 * double the packets both ends handle (protocol section 9.1).
-	 */
-	reorder = psn != qp->rx_high;
+	ack = mroce_ack_due(psn, qp->rx_high, h->flags & METAROCE_F_ACKREQ, ce);
 	if (mroce_psn_after_eq(psn, qp->rx_high))
 		qp->rx_high = psn + 1;
 
@@ -493,7 +487,7 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	    h->opcode == METAROCE_OP_CMP_SWAP ||
 	    h->opcode == METAROCE_OP_FETCH_ADD)
 		mroce_tx_kick(qp);
-	if ((h->flags & METAROCE_F_ACKREQ) || reorder || ce) {
+	if (ack) {
 		if (mroce_sack_count(&qp->rx))
 			mroce_count(mdev, MROCE_CNT_RX_SACK_GAPS, 1);
 		mroce_send_ack(qp);

@@ -78,6 +78,20 @@ u32 mroce_sack_report_base(const struct mroce_sack *s, u32 psn);
 /* The METAROCE_SACK_BITS from PSN from (not before base) in wire form. */
 void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
 			u8 wire[METAROCE_SACK_BYTES]);
+
+/*
+ * Whether a receiver answers a new PSN with an ACK at once (protocol
+ * section 9.1): it asks for one, it carries a CE mark, or it fills a hole
+ * (it is before @rx_high, one past the highest PSN received). One that
+ * opens a hole waits for the ACK request cadence: the sender finds a loss
+ * by later packets of the lost one's path, which that cadence reports as
+ * soon, and an ACK at every hole cost 15% of the goodput at 10% loss.
+ */
+static inline bool mroce_ack_due(u32 psn, u32 rx_high, bool ackreq, bool ce)
+{
+	return ackreq || ce || (s32)(psn - rx_high) < 0;
+}
+
 /* A METAROCE_SACK_BITS bitmap from the wire, bit 0 standing for base;
  * s has room for at least that many.
  */
