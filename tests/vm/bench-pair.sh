@@ -47,9 +47,11 @@ BYTES=${BENCH_BYTES:-33554432}
 MAXIT=${BENCH_MAX_ITERS:-2000}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 LOSS=${BENCH_LOSS:-0,0.1,1,5,10}
-# 64 MiB: a lossless 32 MiB run took about a second, and the data phase
-# is timed to the 0.1 s of the samples: 10% either way.
-LOSS_BYTES=${BENCH_LOSS_BYTES:-67108864}
+# 128 MiB (BENCH_MAX_ITERS of 64 KiB), about 3 s of data: one run swings
+# with the host, and 64 MiB runs of 1.5 s put the ratio of a 1% run to
+# its round's lossless one at a standard deviation of 0.14 (12 rounds);
+# 128 MiB, 0.076 (8 rounds; Documentation/bench/findings.md).
+LOSS_BYTES=${BENCH_LOSS_BYTES:-134217728}
 LOSS_TMO=${BENCH_LOSS_TMO:-90}
 QPS=${BENCH_QPS:-1,16,256}
 # ACK timeout exponent for the many-QP runs: with perftest's default (14,
@@ -436,14 +438,17 @@ shape() {
 
 # loss_series BENCH BYTES [MBIT]: ib_write_bw of BYTES at every loss level
 # of LOSS, on a link shaped to MBIT if given, REPEAT times. The levels
-# take turns, so drift on the host hits them alike; a level that did not
-# finish once (rxe at 10%) is not rerun.
+# take turns, in reverse order every other round, so drift on the host
+# over a round hits the lossless run and the lossy ones alike; a level
+# that did not finish once (rxe at 10%) is not rerun.
 loss_series() {
-	local bench=$1 bytes=$2 mbit=${3:-} r pct
+	local bench=$1 bytes=$2 mbit=${3:-} r pct levels
 	local -A done_=()
 	[ -n "$mbit" ] && row "$bench" "$s" 0 shape_mbps "$mbit"
 	for r in $(seq 1 "$REPEAT"); do
-		for pct in ${LOSS//,/ }; do
+		levels=${LOSS//,/ }
+		[ $((r % 2)) = 0 ] && levels=$(printf '%s\n' $levels | tac)
+		for pct in $levels; do
 			if [ "$r" -gt 1 ] &&
 			   [ "$(agree "$bench-$s-$pct-r$r" "${done_[$pct]:-0}")" != 1 ]; then
 				continue

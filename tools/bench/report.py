@@ -72,7 +72,7 @@ class Report(FabricSections):
     def runs_by_repeat(self, bench, stack, x):
         """{repeat: run} of a point: BENCH_REPEAT stores run r >= 2 of
         bench B as bench B-rR (repeat 1 is bench B itself)."""
-        names = [(1, bench)] + [(r, "%s-r%d" % (bench, r)) for r in range(2, 10)]
+        names = [(1, bench)] + [(r, "%s-r%d" % (bench, r)) for r in range(2, 100)]
         return {r: self.pair[b][stack][str(x)] for r, b in names
                 if str(x) in self.pair.get(b, {}).get(stack, {})}
 
@@ -236,10 +236,11 @@ class Report(FabricSections):
     def loss(self):
         frac = self.loss_table(
             "loss", "Goodput under random loss",
-            self.loss_how() + "ib_write_bw of 64 KiB messages, 64 MiB per "
-            "run (the data phase is timed to 0.1 s; a 32 MiB run took about "
-            "1 s). The link is not shaped: both stacks run as fast as the "
-            "guests' CPUs let them, so what loss costs in CPU counts too. ")
+            self.loss_how() + "ib_write_bw of 64 KiB messages, %d MiB per "
+            "run (the data phase is timed to the 0.1 s of the samples). The "
+            "link is not shaped: both stacks run as fast as the "
+            "guests' CPUs let them, so what loss costs in CPU counts too. "
+            % ((self.first("loss", "metaroce", "0", "bytes") or 0) // 2**20))
         self.loss_targets("loss", frac, " (unshaped: the guests' CPUs set the rate)")
 
     def loss_targets(self, bench, frac, where):
@@ -296,8 +297,8 @@ class Report(FabricSections):
                  "within the timeout counts as 0. Each point is run "
                  "BENCH_REPEAT times (" + str(max(
                      len(self.runs_by_repeat(bench, st, "0")) for st in STACKS)) +
-                 "), the loss levels taking turns so that "
-                 "the host's drift hits them alike; a point whose first run "
+                 "), the loss levels taking turns, in reverse order every "
+                 "other round, so that the host's drift hits them alike; a point whose first run "
                  "did not finish is not repeated. Goodput is over the data "
                  "phase (as in the bandwidth tables): at 10% loss perftest's "
                  "own TCP exchange after the data took up to 2.5 s of TCP "
@@ -306,7 +307,7 @@ class Report(FabricSections):
                  "median run's goodput up to the client's exit. Fraction = "
                  "median / the same stack's lossless median in this run. "
                  "Paired = each repeat over the lossless run of the same "
-                 "repeat, seconds before it: the median of those ratios "
+                 "repeat, seconds apart: the median of those ratios "
                  "(lowest-highest), which the host's drift over the series "
                  "does not bias.", "",
                  "| loss % | rxe Mbit/s | rxe fraction | MetaRoCE Mbit/s | MetaRoCE fraction | paired: rxe, MetaRoCE | to the exit: rxe, MetaRoCE fraction | MetaRoCE retransmitted | MetaRoCE RTOs | rc rxe/MetaRoCE |",
