@@ -348,7 +348,7 @@ check "rdma link delete mroce3, mroce4" \
 check "rdma resource show lists our QPs' device" sh -c "rdma resource show | grep -q mroce1"
 check "rdma link delete with QPs gone" rdma link delete mroce1
 check "rmmod" rmmod rdma_metaroce
-check "no leaks (kmemleak)" kmemleak_clean
+leak_check
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"
 tap_summary

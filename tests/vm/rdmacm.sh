@@ -114,7 +114,7 @@ ip netns del h2
 check "devices gone" wait_for 10 sh -c "! ls /sys/class/infiniband | grep -q mroce"
 check "rmmod rdma_metaroce" rmmod rdma_metaroce
 
-check "no leaks (kmemleak)" kmemleak_clean
+leak_check
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"
 tap_summary

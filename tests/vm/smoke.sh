@@ -151,7 +151,7 @@ check "bind after reload" rdma link add mroce5 type metaroce netdev v5
 check "final rmmod" rmmod rdma_metaroce
 ip link del v5
 
-check "no leaks (kmemleak)" kmemleak_clean
+leak_check
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"
 tap_summary

@@ -85,7 +85,7 @@ check "a batch of 32 datagrams: one doorbell" sh -c "grep -c 'uverbs' '$OUT/stra
 check "rdma link delete mroce1" rdma link delete mroce1
 ip netns del h1
 check "rmmod rdma_metaroce" rmmod rdma_metaroce
-check "no leaks (kmemleak)" kmemleak_clean
+leak_check
 check "kernel log has no warnings" dmesg_clean
 dmesg >"$OUT/dmesg.txt"
 tap_summary
