@@ -85,7 +85,7 @@ void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
  * (it is before @rx_high, one past the highest PSN received). One that
  * opens a hole waits for the ACK request cadence: the sender finds a loss
  * by later packets of the lost one's path, which that cadence reports as
- * soon, and an ACK at every hole cost 15% of the goodput at 10% loss.
+ * soon, and without an ACK at every hole, goodput at 10% loss rose 13%.
  */
 static inline bool mroce_ack_due(u32 psn, u32 rx_high, bool ackreq, bool ce)
 {
