@@ -9,6 +9,7 @@
 #define MROCE_PROTO_SACK_H
 
 #include "compat.h"
+#include "psn.h"
 #include <metaroce/wire.h>
 
 struct mroce_sack {
@@ -89,7 +90,7 @@ void mroce_sack_to_wire(const struct mroce_sack *s, u32 from,
  */
 static inline bool mroce_ack_due(u32 psn, u32 rx_high, bool ackreq, bool ce)
 {
-	return ackreq || ce || (s32)(psn - rx_high) < 0;
+	return ackreq || ce || mroce_psn_before(psn, rx_high);
 }
 
 /* A METAROCE_SACK_BITS bitmap from the wire, bit 0 standing for base;
