@@ -203,10 +203,10 @@ class Report(FabricSections):
         self.out("## Latency", "",
                  "perftest's t_typical (its median) and 99% percentile, "
                  "2-byte messages, microseconds (lower is better). Each test "
-                 "runs BENCH_LAT_REPEAT times (3), the stacks taking turns "
-                 "after the first, as for the bandwidth target; the table "
-                 "gives each stack's median over its runs, and the ratio "
-                 "of every round.", "",
+                 "runs BENCH_LAT_REPEAT times (5), the stacks taking turns "
+                 "in every round, seconds apart; the table gives each "
+                 "stack's median over its runs, and the ratio of every "
+                 "round.", "",
                  "| test | rxe p50 | MetaRoCE p50 | ratio | rxe p99 | MetaRoCE p99 | ratio | p50 ratio by round |",
                  "|---|---|---|---|---|---|---|---|")
         rows = []
