@@ -1,8 +1,9 @@
 #!/bin/bash
 # make bench, fabric part (one VM, tools/fabric): plane scaling, plane
-# failure and incast for MetaRoCE. rdma_rxe cannot take part: its UDP
-# socket lives in init_net only, and the fabric's hosts are namespaces
-# (besides, rxe uses one path, so more planes cannot help it).
+# failure, incast and planes of unequal delay for MetaRoCE. rdma_rxe
+# cannot take part: its UDP socket lives in init_net only, and the
+# fabric's hosts are namespaces (besides, rxe uses one path, so more
+# planes cannot help it).
 #
 # Writes $OUT/bench.csv (bench,stack,x,metric,value) and time series:
 # failover.ts ("seconds Mb/s" at the receiver), failover.stalls (the
@@ -17,7 +18,9 @@
 # should take at full rate), BENCH_PATHS (paths per connection: 16, and
 # at least 4 per plane), BENCH_FAIL_SECS (4: before, during and after the
 # failure), BENCH_INCAST (2,4,8), BENCH_BOTTLENECK (Mbit/s, 16),
-# BENCH_INCAST_SECS (12), BENCH_PARTS (planes,failover,incast),
+# BENCH_INCAST_SECS (12), BENCH_SKEW (ms of extra delay on one plane of
+# 4 in the skew part, 0 for the baseline: 0,5,20), BENCH_PARTS
+# (planes,failover,incast,skew),
 # BENCH_TRACE (metaroce tracepoints to record into $OUT/trace.txt, e.g.
 # mroce_rto,mroce_path,mroce_retransmit; none by default)
 . "$REPO/tools/vm/guest-lib.sh"
@@ -36,7 +39,8 @@ FSECS=${BENCH_FAIL_SECS:-4}
 INCAST=${BENCH_INCAST:-2,4,8}
 BOTTLE=${BENCH_BOTTLENECK:-16}
 ISECS=${BENCH_INCAST_SECS:-12}
-PARTS=${BENCH_PARTS:-planes,failover,incast}
+SKEW=${BENCH_SKEW:-0,5,20}
+PARTS=${BENCH_PARTS:-planes,failover,incast,skew}
 STALL_MS=15	# the shortest guest stall the failover part logs
 
 fig() { echo "$*" | tee -a "$FIG"; }
@@ -207,6 +211,34 @@ if part incast; then
 		done
 		cp /run/incast/marks "$OUT/incast$k.marks"
 		fig "incast $k: complete $ok_all, rtt ${rtt} ms, goodputs $(cat "$OUT"/incast"$k"-*.gp | tr '\n' ' ')"
+	done
+fi
+
+# --- skew: 4 planes, one of them SKEW ms slower both ways ----------------
+# ECMP paths differ in delay; every packet of the slow plane arrives after
+# later PSNs of the others, and must neither stall the connection nor be
+# taken for lost. The receiver's counters tell what it cost: its
+# tx_packets are its ACKs (ib_write_bw's receiver sends nothing else).
+if part skew; then
+	PATHS=$(paths 4)
+	for d in ${SKEW//,/ }; do
+		check "fabric up: 4 planes of $RATE Mbit/s, plane 1 ${d} ms slower" \
+			fabric 2 4 --rate "${RATE}mbit" --ecn "$PECN"
+		check "skew $d: plane 1 delayed" fabric_plane_set 1 --delay "${d}ms"
+		trace_on
+		c0=$(hwc mroce2)
+		k0=$(counter mroce1 tx_packets) o0=$(counter mroce1 rx_out_of_order)
+		nm=$(msgs $((4 * RATE)) "$PSECS")
+		g=$(write_bw "skew$d" h2 h1 "$nm") || g=0
+		check "skew $d: transfer completes" test "$g" != 0
+		hwc_rows skew "$d" "$c0" "$(hwc mroce2)"
+		row skew "$d" acks $(($(counter mroce1 tx_packets) - k0))
+		row skew "$d" rx_out_of_order $(($(counter mroce1 rx_out_of_order) - o0))
+		row skew "$d" app_bytes $((nm * SIZE))
+		row skew "$d" wire_bytes "$(wire_bytes "$OUT/skew$d.samples")"
+		row skew "$d" goodput_mbps "$g"
+		row skew "$d" paths "$PATHS"
+		fig "skew $d ms: goodput $g Mbit/s, acks $(($(counter mroce1 tx_packets) - k0)), out of order $(($(counter mroce1 rx_out_of_order) - o0))"
 	done
 fi
 

@@ -551,6 +551,7 @@ class Report(FabricSections):
         self.qps()
         self.planes()
         self.failover()
+        self.skew()
         self.incast()
         self.profile()
         self.write()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """The fabric sections of tools/bench/report.py (plane scaling, plane
-failure, incast): MetaRoCE alone on the one-VM testbed. A mixin of its
+failure, incast, skew): MetaRoCE alone on the one-VM testbed. A mixin of its
 Report, whose out(), fig(), target(), fab and run it uses."""
 import os
 import subprocess
@@ -171,6 +171,34 @@ plot 'failover.csv' using 1:2 skip 1 with lines lc rgb '#bbbbbb' title 'per 0.1 
      '' using 1:3 skip 1 with lines lw 2 title '3-sample average'%s
 """ % (r0 - fe, r0 - fe, r0 - fe, st["plot"]), self.bdir)
         self.fig("failover", "plane failure")
+
+    def skew(self):
+        """4 planes, one slower than the others by x ms (x = 0: the
+        baseline), no target of its own: what skew costs."""
+        m = self.fab["skew"]["metaroce"]
+        if not m:
+            return
+        rate = num(self.fab["info"]["metaroce"]["0"].get("plane_rate_mbps"))
+        self.out("## Planes of unequal delay (MetaRoCE)", "",
+                 "4 planes of %s Mbit/s as in plane scaling, plane 1 given an "
+                 "extra delay both ways (netem): every packet sprayed onto it "
+                 "arrives after later PSNs of the other three, which must "
+                 "neither stall the connection nor be taken for lost. Goodput "
+                 "over the data phase; ACKs are the receiver's packets (it "
+                 "sends nothing else), per 1000 data packets." % fmt(rate), "",
+                 "| extra delay (ms) | goodput Mbit/s | fraction of 4 x rate | over no skew | out-of-order arrivals | ACKs per 1000 packets | retransmitted packets | RTOs |",
+                 "|---|---|---|---|---|---|---|---|")
+        base = None
+        for x in xsort(m):
+            g = self.data_phase_mbps("skew%s.samples" % x, m[x].get("app_bytes"))
+            if num(x) == 0:
+                base = g
+            self.out("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                x, fmt(g), fmt(ratio(g, 4 * rate)), fmt(ratio(g, base)),
+                m[x].get("rx_out_of_order", "n/a"),
+                fmt(ratio(1000 * num(m[x].get("acks"), 0), m[x].get("tx_packets")), 0),
+                self.retx(m[x]), m[x].get("rto_events", "n/a")))
+        self.out("")
 
     def failover_stalls(self, pts, sm, fe, end, pre, m):
         """The guest's stalls (tools/bench/stallmon.c) against the failover

@@ -7,7 +7,8 @@
 #      and MetaRoCE on one wire: bandwidth over sizes, latency, loss,
 #      many QPs;
 #   2. one VM (tools/vm/run-vm.sh, tests/vm/bench-fabric.sh): MetaRoCE on
-#      the fabric testbed: plane scaling, plane failure, incast;
+#      the fabric testbed: plane scaling, plane failure, incast, planes
+#      of unequal delay;
 #   3. one VM (tools/bench/guest-profile.sh): where MetaRoCE's CPU goes
 #      in ib_write_bw (perf, cpu-clock);
 #   4. tools/bench/report.py: tables, CSV and gnuplot figures.
