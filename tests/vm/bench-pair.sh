@@ -138,12 +138,11 @@ unbind_both() {
 # sample_eth0: "seconds bytes" (rx + tx of eth0) every 0.1 s, from one
 # shell (no process per sample).
 sample_eth0() {
-	exec 3<> <(:)
 	local r t
 	while read -r r </sys/class/net/eth0/statistics/rx_bytes &&
 	      read -r t </sys/class/net/eth0/statistics/tx_bytes; do
 		echo "$EPOCHREALTIME $((r + t))"
-		read -r -t 0.1 -u 3 || :
+		nap 0.1
 	done
 }
 
@@ -169,11 +168,22 @@ rates() {
 	}' "$1"
 }
 
-# kmem: kernel memory in kB that QPs live in: slab plus vmalloc (queues).
-kmem() { awk '/^(Slab|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
-memavail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
-# Kernel memory, and what the host has left for anything (kB).
-sample_kmem() { while :; do echo "$(kmem) $(memavail)"; sleep 0.2; done; }
+# kmem_avail: "KMEM AVAIL" in kB: the kernel memory QPs live in (slab
+# plus vmalloc, their queues) and what the host has left for anything.
+# Read by the shell, no process: it is sampled while transfers run.
+kmem_avail() {
+	local k v s=0 a=
+	while read -r k v _; do
+		case $k in
+		Slab: | VmallocUsed:) s=$((s + v)) ;;
+		MemAvailable:) a=$v ;;
+		esac
+	done </proc/meminfo
+	echo "$s $a"
+}
+kmem() { local k a; read -r k a < <(kmem_avail); echo "$k"; }
+memavail() { local k a; read -r k a < <(kmem_avail); echo "$a"; }
+sample_kmem() { while :; do kmem_avail; nap 0.2; done; }
 
 # sample_res SECS: the QPs' path state (windows, in flight, RTT) and
 # eth0's queue (its drops are losses the wire never saw) with a

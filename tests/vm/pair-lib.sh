@@ -81,7 +81,7 @@ pair() {
 		arrive "$tag.ready"
 		await "$tag.done" $((tmo + 60))
 		# Give the server a moment to finish after its client, then stop it.
-		for _ in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq 200); do kill -0 $pid 2>/dev/null || break; nap 0.1; done
 		kill -0 $pid 2>/dev/null && kill $pid
 		wait $pid
 		rc=$?
