@@ -15,13 +15,14 @@
 # BENCH_MAX_ITERS, BENCH_LAT_ITERS, BENCH_LOSS (percent), BENCH_LOSS_BYTES,
 # BENCH_LOSS_TMO, BENCH_QPS, BENCH_QP_TIMEOUT, BENCH_TMO, BENCH_SHAPE
 # (Mbit/s of the one-link baseline, 6), BENCH_SHAPE_SECS (8),
-# BENCH_PARTS (bw,lat,loss,lossshaped,shaped,qps), BENCH_LOSS_SHAPE
+# BENCH_PARTS (bw,lat,loss,lossshaped,shaped,qps,wire), BENCH_LOSS_SHAPE
 # (Mbit/s of the link the lossshaped part loses on, 40),
 # BENCH_LOSS_SHAPE_BYTES (per run there, 16 MiB), BENCH_STACKS ("rxe metaroce"),
 # BENCH_REPEAT (5: runs of each loss point; run r >= 2 of bench B is
 # stored as bench B-rR), BENCH_TARGET_REPEAT (5: runs of ib_write_bw at
 # 64 KiB, the stacks taking turns after the first), BENCH_LAT_REPEAT (5:
 # runs of the latency tests, the stacks taking turns in every round),
+# BENCH_WIRE_SECS (3: each round's UDP flood, part wire),
 # BENCH_TXQLEN (eth0's
 # txqueuelen, whose half MetaRoCE may queue below it; unset: 1000),
 # BENCH_RES (seconds between samples of the MetaRoCE QPs' path state,
@@ -61,7 +62,8 @@ QPS=${BENCH_QPS:-1,16,256}
 QP_TIMEOUT=${BENCH_QP_TIMEOUT:-20}
 QP_MOST=${BENCH_QP_MOST:-8192}
 TMO=${BENCH_TMO:-180}
-PARTS=${BENCH_PARTS:-bw,lat,loss,lossshaped,shaped,qps}
+PARTS=${BENCH_PARTS:-bw,lat,loss,lossshaped,shaped,qps,wire}
+WIRE_SECS=${BENCH_WIRE_SECS:-3}
 # The lossy link of the lossshaped part: slow enough that neither stack's
 # CPU (rxe moves 100-150 Mbit/s here) but the link sets the rate.
 LOSS_SHAPE=${BENCH_LOSS_SHAPE:-40}
@@ -357,6 +359,43 @@ csv_get() {
 		'$1 == b && $2 == s && $3 == x && $4 == m { v = $5 } END { print v + 0 }' "$CSV"
 }
 
+# wire_run R: what the wire carries with no transport on it, in round R:
+# datagrams of 1472 bytes (full 1500-byte frames) from a process on b to
+# one on a for WIRE_SECS (tools/bench/udpflood.c), stored as bench wire,
+# stack udp: about the most any stack moves on this wire at this MTU,
+# taken every round as the host drifts.
+wire_run() {
+	local tag f=$raw/wire-r$1.$me.txt flood=$REPO/build/bench/udpflood
+	local sp sb ss rp rb rs
+	tag=$(rep wire "$1")
+	if [ "$me" = a ]; then
+		timeout 60 "$flood" recv 5601 >"$f" 2>&1 &
+		local pid=$!
+		arrive "$tag.ready"
+		wait $pid
+		check "$tag: receiver counted datagrams" [ -s "$f" ]
+		cp "$f" "$sync_dir/a.$tag.tmp" && mv "$sync_dir/a.$tag.tmp" "$sync_dir/a.$tag"
+		return
+	fi
+	await "$tag.ready" 60 && nap 0.5
+	"$flood" send "$srv_ip" 5601 1472 "$WIRE_SECS" >"$f" 2>&1
+	if ! await "$tag" 60; then
+		fail "$tag: no count from the receiver"
+		return
+	fi
+	read -r sp sb ss <"$f"
+	read -r rp rb rs <"$sync_dir/a.$tag"
+	if ! [ "${sp:-0}" -gt 1 ] 2>/dev/null || ! [ "${rp:-0}" -gt 1 ] 2>/dev/null; then
+		fail "$tag: sent '$sp', received '$rp' datagrams"
+		return
+	fi
+	ok "$tag: $sp datagrams sent, $rp received"
+	row "$tag" udp 1472 sent_mbps "$(echo "scale=3; $sb * 8 / $ss / 1000000" | bc)"
+	row "$tag" udp 1472 data_mbps "$(echo "scale=3; $rb * 8 / $rs / 1000000" | bc)"
+	row "$tag" udp 1472 recv_kpps "$(echo "scale=3; $rp / $rs / 1000" | bc)"
+	row "$tag" udp 1472 lost "$(echo "scale=4; 1 - $rp / $sp" | bc)"
+}
+
 # rep BENCH R: the name run R of BENCH is stored under.
 rep() { if [ "$2" = 1 ]; then echo "$1"; else echo "$1-r$2"; fi; }
 
@@ -545,11 +584,13 @@ done
 # as the stacks' difference (rxe's round-1 write p50 read 409-1689 us
 # from one bench run to the next).
 for r in $(seq 1 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); do
-	bw=0 lat=0 turnloss=
+	bw=0 lat=0 wire=0 turnloss=
 	part bw && [ "$r" -ge 2 ] && [ "$r" -le "$TARGET_REPEAT" ] && bw=1
 	part lat && [ "$r" -le "$LAT_REPEAT" ] && lat=1
+	part wire && [ "$r" -le "$TARGET_REPEAT" ] && wire=1
 	[ "$r" -ge 2 ] && turnloss=${BENCH_TURN_LOSS:-}
-	[ $bw$lat = 00 ] && [ -z "$turnloss" ] && continue
+	[ $bw$lat$wire = 000 ] && [ -z "$turnloss" ] && continue
+	[ $wire = 1 ] && wire_run "$r"
 	for s in $STACKS; do
 		bind_both "$s" "$s-r$r"
 		[ $bw = 1 ] && perf "$s" "$(rep ib_write_bw "$r")" 65536 "$TMO" 1 \

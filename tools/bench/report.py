@@ -174,6 +174,35 @@ class Report(FabricSections):
                                           self.get(tool, "rxe", 65536, "goodput_mbps"))),
                                 self.rounds(tool, 65536)),
                             None if r is None else r >= 2)
+                self.wire_ceiling()
+
+    def wire_ceiling(self):
+        """What UDP alone moved over the pair's wire (part wire), and each
+        stack's 64 KiB writes as a share of it, round by round."""
+        w = self.runs_by_repeat("wire", "udp", 1472)
+        if not w:
+            return
+        g = sorted(self.rate(r) for r in w.values())
+        kpps = statistics.median(num(r.get("recv_kpps"), 0) for r in w.values())
+        share = {}
+        for s in STACKS:
+            mine = self.runs_by_repeat("ib_write_bw", s, 65536)
+            share[s] = [ratio(self.rate(mine[k]), self.rate(w[k]))
+                        for k in sorted(mine) if k in w and self.rate(w[k])]
+        self.out("**What the wire carries.** UDP datagrams of 1472 bytes (full "
+                 "1500-byte frames) from a process on one VM to one on the "
+                 "other, with no transport on the wire (`tools/bench/udpflood.c`, "
+                 "once per round before the stacks' turns): %s Mbit/s received, "
+                 "median of %d rounds (%s-%s), %s thousand datagrams a second: "
+                 "about the most any stack moves here. Each stack's 64 KiB "
+                 "writes as a share of it, round by round: MetaRoCE %s, rxe %s. "
+                 "Where both are well under it, their guests' CPUs, not the "
+                 "wire, set the rate. MetaRoCE carries 1408 bytes of payload "
+                 "per frame, rxe 1024 (its IB MTU on a 1500-byte link)." % (
+                     fmt(statistics.median(g)), len(g), fmt(g[0]), fmt(g[-1]),
+                     fmt(kpps),
+                     ", ".join(fmt(v) for v in share["metaroce"]) or "-",
+                     ", ".join(fmt(v) for v in share["rxe"]) or "-"), "")
 
     def round_ratios(self, bench, x, value, first=False):
         """MetaRoCE / rxe of value(run) in every round both stacks ran:

@@ -34,7 +34,8 @@ if want pair || want fabric || want profile; then
 	mkdir -p build/bench
 	make -s KDIR="$kdir" modules >/dev/null && make -s provider >/dev/null &&
 		cc -O2 -Wall -o build/bench/tsc-mhz tools/bench/tsc-mhz.c &&
-		cc -O2 -Wall -o build/bench/stallmon tools/bench/stallmon.c ||
+		cc -O2 -Wall -o build/bench/stallmon tools/bench/stallmon.c &&
+		cc -O2 -Wall -o build/bench/udpflood tools/bench/udpflood.c ||
 		{ echo "bench: build failed" >&2; exit 1; }
 	# run-vm.sh boots the guests with the host's TSC rate (tsc_early_khz).
 	envs=(-e REPO="$repo" -e KDIR="$kdir")
