@@ -232,15 +232,15 @@ if part skew; then
 		g=$(write_bw "skew$d" h2 h1 "$nm") || g=0
 		check "skew $d: transfer completes" test "$g" != 0
 		hwc_rows skew "$d" "$c0" "$(hwc mroce2)"
-		k0=$(($(counter mroce1 tx_packets) - k0))
-		o0=$(($(counter mroce1 rx_out_of_order) - o0))
-		row skew "$d" acks "$k0"
-		row skew "$d" rx_out_of_order "$o0"
+		acks=$(($(counter mroce1 tx_packets) - k0))
+		ooo=$(($(counter mroce1 rx_out_of_order) - o0))
+		row skew "$d" acks "$acks"
+		row skew "$d" rx_out_of_order "$ooo"
 		row skew "$d" app_bytes $((nm * SIZE))
 		row skew "$d" wire_bytes "$(wire_bytes "$OUT/skew$d.samples")"
 		row skew "$d" goodput_mbps "$g"
 		row skew "$d" paths "$PATHS"
-		fig "skew $d ms: goodput $g Mbit/s, acks $k0, out of order $o0"
+		fig "skew $d ms: goodput $g Mbit/s, acks $acks, out of order $ooo"
 	done
 fi
 

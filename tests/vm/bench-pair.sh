@@ -183,7 +183,6 @@ kmem_avail() {
 	done </proc/meminfo
 	echo "$s $a"
 }
-kmem() { local k a; read -r k a < <(kmem_avail); echo "$k"; }
 memavail() { local k a; read -r k a < <(kmem_avail); echo "$a"; }
 sample_kmem() { while :; do kmem_avail; nap 0.2; done; }
 
@@ -226,8 +225,7 @@ perf() {
 	if [ "$me" = b ]; then
 		sample_eth0 >"$raw/samples" &
 		sp=$!
-		k0=$(kmem)
-		a0=$(memavail)
+		read -r k0 a0 < <(kmem_avail)
 		q0=$(qdisc_drops eth0)
 		w0=$(wire_retrans)
 		if mroce "$stack"; then
@@ -366,7 +364,7 @@ csv_get() {
 # taken every round as the host drifts.
 wire_run() {
 	local tag f=$raw/wire-r$1.$me.txt flood=$REPO/build/bench/udpflood
-	local sp sb ss rp rb rs
+	local sp sb ss rp rb rs got
 	tag=$(rep wire "$1")
 	if [ "$me" = a ]; then
 		timeout 60 "$flood" recv 5601 >"$f" 2>&1 &
@@ -374,17 +372,17 @@ wire_run() {
 		arrive "$tag.ready"
 		wait $pid
 		check "$tag: receiver counted datagrams" [ -s "$f" ]
-		cp "$f" "$sync_dir/a.$tag.tmp" && mv "$sync_dir/a.$tag.tmp" "$sync_dir/a.$tag"
+		share a "$tag" 60 "$(cat "$f")" >/dev/null
 		return
 	fi
 	await "$tag.ready" 60 && nap 0.5
 	"$flood" send "$srv_ip" 5601 1472 "$WIRE_SECS" >"$f" 2>&1
-	if ! await "$tag" 60; then
+	if ! got=$(share a "$tag" 60); then
 		fail "$tag: no count from the receiver"
 		return
 	fi
 	read -r sp sb ss <"$f"
-	read -r rp rb rs <"$sync_dir/a.$tag"
+	read -r rp rb rs <<<"$got"
 	if ! [ "${sp:-0}" -gt 1 ] 2>/dev/null || ! [ "${rp:-0}" -gt 1 ] 2>/dev/null; then
 		fail "$tag: sent '$sp', received '$rp' datagrams"
 		return
@@ -399,16 +397,19 @@ wire_run() {
 # rep BENCH R: the name run R of BENCH is stored under.
 rep() { if [ "$2" = 1 ]; then echo "$1"; else echo "$1-r$2"; fi; }
 
-# agree TAG [VALUE]: b's VALUE, on both hosts (they must take the same
-# branch, and only b sees how a run ended).
-agree() {
-	if [ "$me" = b ]; then
-		echo "$2" >"$sync_dir/b.$1.tmp" && mv "$sync_dir/b.$1.tmp" "$sync_dir/b.$1"
-		echo "$2"
+# share FROM TAG SECS [VALUE]: host FROM's VALUE, on both hosts; the
+# other waits up to SECS for it.
+share() {
+	if [ "$me" = "$1" ]; then
+		echo "$4" >"$sync_dir/$me.$2.tmp" && mv "$sync_dir/$me.$2.tmp" "$sync_dir/$me.$2"
+		echo "$4"
 	else
-		await "$1" 300 && cat "$sync_dir/b.$1"
+		await "$2" "$3" && cat "$sync_dir/$1.$2"
 	fi
 }
+# agree TAG [VALUE]: b's VALUE, on both hosts (they must take the same
+# branch, and only b sees how a run ended).
+agree() { share b "$1" 300 "${2:-}"; }
 
 # lose PCT TAG [MBIT]: random loss of PCT% on the wire into each host (both
 # hosts do it, so each direction loses PCT%). With MBIT the egress is
