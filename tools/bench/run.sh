@@ -71,7 +71,7 @@ if want profile && [ -z "${BENCH_PARTS:-}" ]; then
 	tools/vm/run-vm.sh -k "$bz" -s tools/bench/guest-profile.sh -o "$run/profile" \
 		-t 600 -m 1024 "${envs[@]}" || fail=1
 fi
-# Two builds in turns (BENCH_ALT_KO): their ib_write_bw runs side by
+# Two builds in turns (BENCH_ALT_KO): their 64 KiB runs side by
 # side, and no report: report.py knows rxe and MetaRoCE only.
 if [ -n "${BENCH_ALT_KO:-}" ]; then
 	python3 - "$pdir/b/bench.csv" <<'EOF'
@@ -84,12 +84,12 @@ def rnd(b):
     m = re.search(r"-r(\d+)$", b)
     return int(m.group(1)) if m else 1
 turns = sorted({k[0] for k in rate if k[0].startswith("turnloss-")}, key=rnd)
-for s in sorted({k[1] for k in rate}):
+for s, tool in sorted({(k[1], k[0].split("-")[0]) for k in rate
+                       if k[0].startswith("ib_") and k[2] == "65536"}):
     w = [rate[k] for k in sorted(rate, key=lambda k: rnd(k[0]))
-         if k[1] == s and re.fullmatch(r"ib_write_bw(-r\d+)?", k[0])]
-    if w:
-        print(f"bench: {s} ib_write_bw data phase Mbit/s: "
-              f"{' '.join(f'{v:.1f}' for v in w)}; median {statistics.median(w):.1f}")
+         if k[1] == s and k[2] == "65536" and re.fullmatch(tool + r"(-r\d+)?", k[0])]
+    print(f"bench: {s} {tool} 64 KiB data phase Mbit/s: "
+          f"{' '.join(f'{v:.1f}' for v in w)}; median {statistics.median(w):.1f}")
     # The turns' loss points, each over the same round's lossless run.
     for p in sorted({k[2] for k in rate if k[0] in turns and k[2] != "0"}, key=float):
         r = [rate[t, s, p] / rate[t, s, "0"] for t in turns
