@@ -19,9 +19,10 @@
 # (Mbit/s of the link the lossshaped part loses on, 40),
 # BENCH_LOSS_SHAPE_BYTES (per run there, 16 MiB), BENCH_STACKS ("rxe metaroce"),
 # BENCH_REPEAT (5: runs of each loss point; run r >= 2 of bench B is
-# stored as bench B-rR), BENCH_TARGET_REPEAT (5: runs of ib_write_bw at
-# 64 KiB, the stacks taking turns after the first), BENCH_TURN_TOOL
-# (ib_write_bw: the perftest those turns run), BENCH_LAT_REPEAT (5:
+# stored as bench B-rR), BENCH_TARGET_REPEAT (5: runs of ib_write_bw and
+# ib_read_bw at 64 KiB, the stacks taking turns after the first),
+# BENCH_TURN_TOOLS (ib_write_bw,ib_read_bw: the perftests those turns
+# run), BENCH_LAT_REPEAT (5:
 # runs of the latency tests, the stacks taking turns in every round),
 # BENCH_WIRE_SECS (3: each round's UDP flood, part wire),
 # BENCH_TXQLEN (eth0's
@@ -76,7 +77,7 @@ STACKS=${STACKS//,/ }
 RES=${BENCH_RES:-}
 REPEAT=${BENCH_REPEAT:-5}
 TARGET_REPEAT=${BENCH_TARGET_REPEAT:-5}
-TURN_TOOL=${BENCH_TURN_TOOL:-ib_write_bw}
+TURN_TOOLS=${BENCH_TURN_TOOLS:-ib_write_bw,ib_read_bw}
 LAT_REPEAT=${BENCH_LAT_REPEAT:-5}
 CSV=$OUT/bench.csv
 [ "$me" = b ] && echo "bench,stack,x,metric,value" >"$CSV"
@@ -596,8 +597,11 @@ for r in $(seq 1 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); 
 	[ $wire = 1 ] && wire_run "$r"
 	for s in $STACKS; do
 		bind_both "$s" "$s-r$r"
-		[ $bw = 1 ] && perf "$s" "$(rep "$TURN_TOOL" "$r")" 65536 "$TMO" 1 \
-			"$TURN_TOOL" -s 65536 -n "$(iters 65536 "$BYTES")"
+		for tool in ${TURN_TOOLS//,/ }; do
+			[ $bw = 1 ] || break
+			perf "$s" "$(rep "$tool" "$r")" 65536 "$TMO" 1 "$tool" \
+				-s 65536 -n "$(iters 65536 "$BYTES")"
+		done
 		[ $lat = 1 ] && lat_runs "$s" "$r"
 		for pct in ${turnloss//,/ }; do
 			lose "$pct" "turn-$s-r$r"

@@ -129,10 +129,12 @@ class Report(FabricSections):
                  "client's exit: like perftest's own average it leaves out "
                  "perftest's TCP exchange at the end (timed for runs of 0.5 s "
                  "of data and more). Mbit/s; ratio = MetaRoCE / rxe. One run "
-                 "per point, except ib_write_bw at 64 KiB "
-                 "(the target), run BENCH_TARGET_REPEAT times (5), the stacks "
+                 "per point, except ib_write_bw (the target) and ib_read_bw "
+                 "at 64 KiB, run BENCH_TARGET_REPEAT times (5), the stacks "
                  "taking turns run by run after the first so that the host's "
-                 "drift hits them alike: its median run is shown. On the "
+                 "drift hits them alike: their median runs are shown. A "
+                 "stack's single runs over sizes come from its own part of "
+                 "the run, minutes apart from the other's. On the "
                  "shared host repeat runs of one point differed by up to about "
                  "30%, so read single ratios near 1 as a tie.", "")
         for tool in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
@@ -175,6 +177,12 @@ class Report(FabricSections):
                                 self.rounds(tool, 65536)),
                             None if r is None else r >= 2)
                 self.wire_ceiling()
+            elif len(self.runs(tool, "metaroce", 65536)) > 1:
+                a, b = self.data(tool, "rxe", 65536), self.data(tool, "metaroce", 65536)
+                self.out("At 64 KiB, in turns: %s Mbit/s%s vs rxe %s%s: %sx%s." % (
+                    fmt(b), self.spread(tool, "metaroce", 65536), fmt(a),
+                    self.spread(tool, "rxe", 65536), fmt(ratio(b, a)),
+                    self.rounds(tool, 65536)), "")
 
     def wire_ceiling(self):
         """What UDP alone moved over the pair's wire (part wire), and each
