@@ -359,33 +359,68 @@ static void test_sack_fresh(struct mt *t)
 		mt_log(t, "sack_fresh: %u words wrong of %u ACKs", bad, n);
 }
 
-/* The receiver's immediate-ACK rule, over arrivals with a loss, a late
- * packet and a mark, across the PSN wrap.
+/* The receiver's immediate-ACK rule, over arrivals with a loss, late
+ * packets and a mark, across the PSN wrap.
  */
 static void test_ack_due(struct mt *t)
 {
 	static const struct {
 		u32 psn;
-		bool ackreq, ce, due;
+		bool ackreq, ce, holes_left, due;
 	} in[] = {
-		{ 0xfffffffe, false, false, false },	/* in order */
-		{ 0xffffffff, true, false, true },	/* asks */
-		{ 0x00000001, false, false, false },	/* opens a hole at 0 */
-		{ 0x00000002, false, false, false },	/* goes on above it */
-		{ 0x00000000, true, false, true },	/* the resend fills it */
-		{ 0x00000004, false, false, false },	/* opens a hole at 3 */
-		{ 0x00000003, false, false, true },	/* late: fills it */
-		{ 0x00000005, false, true, true },	/* marked */
+		{ 0xfffffffe, false, false, false, false },	/* in order */
+		{ 0xffffffff, true, false, false, true },	/* asks */
+		{ 0x00000001, false, false, true, false },	/* opens a hole at 0 */
+		{ 0x00000002, false, false, true, false },	/* goes on above it */
+		{ 0x00000000, true, false, false, true },	/* the resend fills it */
+		{ 0x00000004, false, false, true, false },	/* opens a hole at 3 */
+		{ 0x00000006, false, false, true, false },	/* and one at 5 */
+		{ 0x00000003, false, false, true, false },	/* late, 5 still missing */
+		{ 0x00000005, false, false, false, true },	/* late: fills the last */
+		{ 0x00000007, false, true, false, true },	/* marked */
 	};
 	u32 high = 0xfffffffe, psn, acks = 0, asks = 0, fills = 0;
-	unsigned int i;
+	u64 got[16] = {};	/* bit p: PSN p arrived */
+	unsigned int i, n;
 
 	for (i = 0; i < ARRAY_SIZE(in); i++) {
 		MT_CHECK(t, mroce_ack_due(in[i].psn, high, in[i].ackreq,
-					  in[i].ce) == in[i].due);
+					  in[i].ce, in[i].holes_left) ==
+			    in[i].due);
 		if (!mroce_psn_before(in[i].psn, high))
 			high = in[i].psn + 1;
 	}
+	/*
+	 * One path of four 5 packets slower (every 4th PSN arrives after
+	 * the 5 that follow it), every 16th asking: each late packet leaves
+	 * the next one's hole open, so only the asks and the last late
+	 * packet, which closes every hole, are answered; an ACK for every
+	 * late packet was one for a quarter of the packets.
+	 */
+	for (high = 0, n = 0; n < 1000 + 5; n++) {
+		u32 late = n - 5;
+
+		for (i = 0; i < 2; i++) {
+			bool ask, left = false;
+			u32 p;
+
+			psn = i ? late : n;
+			if (psn >= 1000 || (!i && psn % 4 == 0) ||
+			    (i && (n < 5 || late % 4)))
+				continue;
+			ask = psn % 16 == 15;
+			got[psn / 64] |= 1ULL << (psn % 64);
+			for (p = 0; p < high; p++)
+				left |= !(got[p / 64] >> (p % 64) & 1);
+			asks += ask;
+			acks += mroce_ack_due(psn, high, ask, false, left);
+			if (!mroce_psn_before(psn, high))
+				high = psn + 1;
+		}
+	}
+	MT_CHECK(t, high == 1000 && acks == asks + 1);
+	acks = 0;
+	asks = 0;
 	/*
 	 * 1 in 10 lost and resent (with ACKREQ) 20 packets later, every
 	 * 16th asking: an ACK for each ask and each repair, none for the
@@ -396,13 +431,14 @@ static void test_ack_due(struct mt *t)
 
 		if (psn % 10 != 3) {
 			asks += ask;
-			acks += mroce_ack_due(psn, high, ask, false);
+			acks += mroce_ack_due(psn, high, ask, false, true);
 			if (!mroce_psn_before(psn, high))
 				high = psn + 1;
 		}
 		if (psn >= 20 && (psn - 20) % 10 == 3) {
 			fills++;
-			acks += mroce_ack_due(psn - 20, high, true, false);
+			acks += mroce_ack_due(psn - 20, high, true, false,
+					      true);
 		}
 	}
 	MT_CHECK(t, fills == 98 && acks == asks + fills);

@@ -245,6 +245,14 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 }
 
 /* A request we have seen before: answer it again, execute nothing. */
+/* Whether a PSN before rx_high is missing (mroce_ack_due()). */
+static bool mroce_rx_holes_left(struct mroce_qp *qp)
+{
+	u32 span = qp->rx_high - qp->rx.base;
+
+	return mroce_sack_count_range(&qp->rx, 0, span) != span;
+}
+
 static void mroce_rx_dup(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
 	struct mroce_atomic_cache *ac;
@@ -418,7 +426,9 @@ static void mroce_rx_locked(struct mroce_qp *qp, const struct mroce_hdr *h,
 	}
 	if (psn != qp->rx.base)
 		mroce_count(mdev, MROCE_CNT_RX_OUT_OF_ORDER, 1);
-	ack = mroce_ack_due(psn, qp->rx_high, h->flags & METAROCE_F_ACKREQ, ce);
+	ack = mroce_ack_due(psn, qp->rx_high, h->flags & METAROCE_F_ACKREQ, ce,
+			    mroce_psn_before(psn, qp->rx_high) &&
+			    mroce_rx_holes_left(qp));
 	if (mroce_psn_after_eq(psn, qp->rx_high))
 		qp->rx_high = psn + 1;
 
