@@ -84,14 +84,16 @@ def rnd(b):
     m = re.search(r"-r(\d+)$", b)
     return int(m.group(1)) if m else 1
 turns = sorted({k[0] for k in rate if k[0].startswith("turnloss-")}, key=rnd)
+points = sorted({k[2] for k in rate if k[0] in turns and k[2] != "0"}, key=float)
 for s, tool in sorted({(k[1], k[0].split("-")[0]) for k in rate
                        if k[0].startswith("ib_") and k[2] == "65536"}):
     w = [rate[k] for k in sorted(rate, key=lambda k: rnd(k[0]))
          if k[1] == s and k[2] == "65536" and re.fullmatch(tool + r"(-r\d+)?", k[0])]
     print(f"bench: {s} {tool} 64 KiB data phase Mbit/s: "
           f"{' '.join(f'{v:.1f}' for v in w)}; median {statistics.median(w):.1f}")
-    # The turns' loss points, each over the same round's lossless run.
-    for p in sorted({k[2] for k in rate if k[0] in turns and k[2] != "0"}, key=float):
+    # The turns' loss points (ib_write_bw), each over the same round's
+    # lossless run.
+    for p in points if tool == "ib_write_bw" else []:
         r = [rate[t, s, p] / rate[t, s, "0"] for t in turns
              if (t, s, p) in rate and rate.get((t, s, "0"))]
         if r:

@@ -244,7 +244,6 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 	return 0;
 }
 
-/* A request we have seen before: answer it again, execute nothing. */
 /* Whether a PSN before rx_high is missing (mroce_ack_due()). */
 static bool mroce_rx_holes_left(struct mroce_qp *qp)
 {
@@ -253,6 +252,7 @@ static bool mroce_rx_holes_left(struct mroce_qp *qp)
 	return mroce_sack_count_range(&qp->rx, 0, span) != span;
 }
 
+/* A request we have seen before: answer it again, execute nothing. */
 static void mroce_rx_dup(struct mroce_qp *qp, const struct mroce_hdr *h)
 {
 	struct mroce_atomic_cache *ac;
