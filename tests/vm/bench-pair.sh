@@ -597,8 +597,7 @@ for r in $(seq 1 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); 
 	[ $wire = 1 ] && wire_run "$r"
 	for s in $STACKS; do
 		bind_both "$s" "$s-r$r"
-		for tool in ${TURN_TOOLS//,/ }; do
-			[ $bw = 1 ] || break
+		[ $bw = 1 ] && for tool in ${TURN_TOOLS//,/ }; do
 			perf "$s" "$(rep "$tool" "$r")" 65536 "$TMO" 1 "$tool" \
 				-s 65536 -n "$(iters 65536 "$BYTES")"
 		done

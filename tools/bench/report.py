@@ -166,23 +166,24 @@ class Report(FabricSections):
                         xfmt="%.0b %BB")
             self.fig("bw-" + tool, tool)
             if tool == "ib_write_bw":
-                a, b = self.data(tool, "rxe", 65536), self.data(tool, "metaroce", 65536)
-                r = ratio(b, a)
+                r, text = self.turns(tool, 65536)
                 self.target("Lossless ib_write_bw at 64 KiB", ">= 2x rdma_rxe",
-                            "%s Mbit/s%s vs rxe %s%s: %sx (to the client's exit: %sx)%s" % (
-                                fmt(b), self.spread(tool, "metaroce", 65536), fmt(a),
-                                self.spread(tool, "rxe", 65536), fmt(r),
-                                fmt(ratio(self.get(tool, "metaroce", 65536, "goodput_mbps"),
-                                          self.get(tool, "rxe", 65536, "goodput_mbps"))),
-                                self.rounds(tool, 65536)),
+                            text % (" (to the client's exit: %sx)" % fmt(
+                                ratio(self.get(tool, "metaroce", 65536, "goodput_mbps"),
+                                      self.get(tool, "rxe", 65536, "goodput_mbps")))),
                             None if r is None else r >= 2)
                 self.wire_ceiling()
             elif len(self.runs(tool, "metaroce", 65536)) > 1:
-                a, b = self.data(tool, "rxe", 65536), self.data(tool, "metaroce", 65536)
-                self.out("At 64 KiB, in turns: %s Mbit/s%s vs rxe %s%s: %sx%s." % (
-                    fmt(b), self.spread(tool, "metaroce", 65536), fmt(a),
-                    self.spread(tool, "rxe", 65536), fmt(ratio(b, a)),
-                    self.rounds(tool, 65536)), "")
+                self.out("At 64 KiB, in turns: %s." % (self.turns(tool, 65536)[1] % ""), "")
+
+    def turns(self, tool, x):
+        """MetaRoCE / rxe of a point taken in turns, and 'B Mbit/s (spread)
+        vs rxe A (spread): Rx%s; by round...', whose %s takes a note."""
+        a, b = self.data(tool, "rxe", x), self.data(tool, "metaroce", x)
+        r = ratio(b, a)
+        return r, "%s Mbit/s%s vs rxe %s%s: %sx%%s%s" % (
+            fmt(b), self.spread(tool, "metaroce", x), fmt(a),
+            self.spread(tool, "rxe", x), fmt(r), self.rounds(tool, x))
 
     def wire_ceiling(self):
         """What UDP alone moved over the pair's wire (part wire), and each

@@ -247,9 +247,7 @@ static int mroce_rx_atomic(struct mroce_qp *qp, const struct mroce_hdr *h)
 /* Whether a PSN before rx_high is missing (mroce_ack_due()). */
 static bool mroce_rx_holes_left(struct mroce_qp *qp)
 {
-	u32 span = qp->rx_high - qp->rx.base;
-
-	return mroce_sack_count_range(&qp->rx, 0, span) != span;
+	return mroce_psn_before(mroce_sack_first_missing(&qp->rx), qp->rx_high);
 }
 
 /* A request we have seen before: answer it again, execute nothing. */
