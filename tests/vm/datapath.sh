@@ -90,7 +90,7 @@ T=/sys/kernel/tracing
 echo 1 >$T/events/metaroce/enable
 tx0=$(counter mroce2 tx_packets)
 rt0=$(counter mroce2 tx_retransmits)
-# rdma res shows each QP's segment and pipe (512 KiB: 372 PSNs of 1408).
+# rdma res shows each QP's segment and pipe (1 MiB: 744 PSNs of 1408).
 (while :; do rdma res show qp -dd; sleep 0.2; done) >"$OUT/res-write.txt" 2>&1 &
 res_pid=$!
 pt ib_write_bw ib_write_bw -s 65536 -n 200
@@ -101,8 +101,8 @@ wr_runs=$(ls "$OUT"/ib_write_bw.cli* | wc -l)	# pt() may repeat the run
 echo "ib_write_bw 200 x 64 KiB, $wr_runs run(s): $wr_pkts first sends" >>"$FIG"
 check "ib_write_bw: 1408-byte segments (9400 first sends per 200 Writes, not 12800)" \
 	test "$wr_pkts" -ge $((9400 * wr_runs)) -a "$wr_pkts" -lt $((9600 * wr_runs))
-check "rdma res: RC QP segment 1408 bytes, pipe 372 PSNs" \
-	grep -q "drv_seg 1408 drv_pipe 372 " "$OUT/res-write.txt"
+check "rdma res: RC QP segment 1408 bytes, pipe 744 PSNs" \
+	grep -q "drv_seg 1408 drv_pipe 744 " "$OUT/res-write.txt"
 echo 0 >$T/events/metaroce/enable
 cp $T/trace "$OUT/trace.txt"
 echo >$T/trace
@@ -270,10 +270,10 @@ pair rto-long 180 ib_write_bw -s 65536 -n 300 -u 18 -- 10.11.0.1 &
 long=$!
 sleep 5
 # Its PSN ring (txring.c) started at 128 entries and doubled while three
-# quarters of it was in flight: 512 holds the pipe's 372 PSNs.
+# quarters of it was in flight: 1024 holds the pipe's 744 PSNs.
 rdma res show qp -dd >"$OUT/res-long.txt" 2>&1
-check "rdma res: the PSN ring grew from 128 to 512 entries for 372 PSNs in flight" \
-	grep -q "drv_pipe 372 .* drv_tx_ring 512 " "$OUT/res-long.txt"
+check "rdma res: the PSN ring grew from 128 to 1024 entries for 744 PSNs in flight" \
+	grep -q "drv_pipe 744 .* drv_tx_ring 1024 " "$OUT/res-long.txt"
 check "a QP started behind a 200 ms round trip completes (verbs timeout 16.8 ms)" \
 	pair rto-new 90 ib_write_bw -p 18516 -s 65536 -n 20 -u 12 -- 10.11.0.1
 check "the QP already running completes" wait $long
