@@ -166,24 +166,24 @@ class Report(FabricSections):
                         xfmt="%.0b %BB")
             self.fig("bw-" + tool, tool)
             if tool == "ib_write_bw":
-                r, text = self.turns(tool, 65536)
+                exit_r = ratio(self.get(tool, "metaroce", 65536, "goodput_mbps"),
+                               self.get(tool, "rxe", 65536, "goodput_mbps"))
+                r, text = self.turns(tool, 65536,
+                                     " (to the client's exit: %sx)" % fmt(exit_r))
                 self.target("Lossless ib_write_bw at 64 KiB", ">= 2x rdma_rxe",
-                            text % (" (to the client's exit: %sx)" % fmt(
-                                ratio(self.get(tool, "metaroce", 65536, "goodput_mbps"),
-                                      self.get(tool, "rxe", 65536, "goodput_mbps")))),
-                            None if r is None else r >= 2)
+                            text, None if r is None else r >= 2)
                 self.wire_ceiling()
             elif len(self.runs(tool, "metaroce", 65536)) > 1:
-                self.out("At 64 KiB, in turns: %s." % (self.turns(tool, 65536)[1] % ""), "")
+                self.out("At 64 KiB, in turns: %s." % self.turns(tool, 65536)[1], "")
 
-    def turns(self, tool, x):
+    def turns(self, tool, x, note=""):
         """MetaRoCE / rxe of a point taken in turns, and 'B Mbit/s (spread)
-        vs rxe A (spread): Rx%s; by round...', whose %s takes a note."""
+        vs rxe A (spread): Rx<note>; by round...'."""
         a, b = self.data(tool, "rxe", x), self.data(tool, "metaroce", x)
         r = ratio(b, a)
-        return r, "%s Mbit/s%s vs rxe %s%s: %sx%%s%s" % (
+        return r, "%s Mbit/s%s vs rxe %s%s: %sx%s%s" % (
             fmt(b), self.spread(tool, "metaroce", x), fmt(a),
-            self.spread(tool, "rxe", x), fmt(r), self.rounds(tool, x))
+            self.spread(tool, "rxe", x), fmt(r), note, self.rounds(tool, x))
 
     def wire_ceiling(self):
         """What UDP alone moved over the pair's wire (part wire), and each
