@@ -101,10 +101,7 @@ bind() {
 	local d=${1}0
 	if [ "$1" = rxe ]; then unset RDMAV_DRIVERS; else export RDMAV_DRIVERS=$MROCE_DRIVERS; fi
 	mroce "$1" && load_build "$1"
-	check "rdma link add $d type ${1%_b} netdev eth0" \
-		rdma link add "$d" type "${1%_b}" netdev eth0
-	check "$d port ACTIVE" \
-		wait_for 20 sh -c "ibv_devinfo -d $d | grep -q PORT_ACTIVE"
+	bind_eth0 "$d" "${1%_b}"
 	dev=$d
 	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
 	GID[$1]=$(gid_v4)
@@ -133,9 +130,7 @@ load_build() {
 # reachable. unbind_both STACK TAG: both hosts done with it, deleted.
 bind_both() {
 	bind "$1"
-	arrive "$2.bound"
-	check "peer bound its $1 device" await "$2.bound" 120
-	check "peer reachable over IP" wait_for 30 ping -c1 -W1 "10.50.0.$m"
+	meet_peer "$2.bound"
 }
 unbind_both() {
 	arrive "$2.end"
@@ -545,8 +540,7 @@ check "ib core loads" load_ib_core
 check "rdma_rxe loads" modprobe rdma_rxe
 check "rdma_metaroce loads" modprobe rdma_metaroce
 [ -n "${BENCH_TXQLEN:-}" ] && ip link set eth0 txqueuelen "$BENCH_TXQLEN"
-ip link set eth0 up
-ip addr add "10.50.0.$n/24" dev eth0
+eth0_up
 row info both 0 vcpus "$(nproc)"
 row info both 0 lat_iters "$LAT_ITERS"
 row info both 0 loss_at "$LOSS_AT"

@@ -16,15 +16,11 @@ QPS=${MANY_QPS:-4096}
 
 setup_modules
 check "ib core loads" load_ib_core
-ip link set eth0 up
-ip addr add 10.50.0.$n/24 dev eth0
-check "rdma link add mroce0 on eth0" rdma link add mroce0 type metaroce netdev eth0
-check "mroce0 port ACTIVE" wait_for 20 sh -c "ibv_devinfo -d mroce0 | grep -q PORT_ACTIVE"
+eth0_up
+bind_eth0 mroce0 metaroce
 for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
 gid=$(gid_v4)
-arrive bound
-check "peer bound its device" await bound 120
-check "peer reachable over IP" wait_for 30 ping -c1 -W1 10.50.0.$m
+meet_peer bound
 
 rto0=$(counter mroce0 rto_events)
 w0=$(counter mroce0 tx_local_queue_waits)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Helpers shared by the two-host scripts (run-pair.sh): host identity,
-# the rendezvous over /mnt/shared, and pair(), which runs a server on host
-# a and its client on host b and times the client by wall clock. Sourced
+# the rendezvous over /mnt/shared, eth0 and a device bound to it, and
+# pair(), which runs a server on host a and its client on host b and
+# times the client by wall clock. Sourced
 # after guest-lib.sh; the caller sets dev (the RDMA device to use).
 #
 # After pair() the client (host b) has PAIR_RC, PAIR_DT (wall seconds),
@@ -14,6 +15,29 @@ sync_dir=/mnt/shared
 arrive() { touch "$sync_dir/$me.$1"; }
 await() { wait_for "$2" test -e "$sync_dir/$peer.$1"; }
 now() { date +%s.%N; }
+
+# eth0_up: eth0 up with this host's address, 10.50.0.$n.
+eth0_up() {
+	ip link set eth0 up
+	ip addr add "10.50.0.$n/24" dev eth0
+}
+
+# bind_eth0 DEV TYPE: DEV, an RDMA device of TYPE, bound to eth0 with its
+# port active.
+bind_eth0() {
+	check "rdma link add $1 type $2 netdev eth0" \
+		rdma link add "$1" type "$2" netdev eth0
+	check "$1 port ACTIVE" \
+		wait_for 20 sh -c "ibv_devinfo -d $1 | grep -q PORT_ACTIVE"
+}
+
+# meet_peer STEP: both hosts have reached STEP (their devices bound), and
+# the peer answers over IP.
+meet_peer() {
+	arrive "$1"
+	check "peer reached $1" await "$1" 120
+	check "peer reachable over IP" wait_for 30 ping -c1 -W1 "10.50.0.$m"
+}
 raw=$OUT/raw
 mkdir -p "$raw"
 FIG=$OUT/figures.txt

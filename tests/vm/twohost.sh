@@ -3,35 +3,27 @@
 # through Debian's ibverbs-utils, and proves MetaRoCE packets cross the wire
 # between the two kernels. HOSTID is a or b; /mnt/shared is common to both.
 . "$REPO/tools/vm/guest-lib.sh"
+dev=mroce0
+. "$REPO/tests/vm/pair-lib.sh"
 
-me=$HOSTID
-case $me in a) peer=b; n=1; m=2 ;; *) peer=a; n=2; m=1 ;; esac
-sync_dir=/mnt/shared
 # Packets the sender sent again or as probes, each asking for an ACK.
 resends() {
 	echo $(($(counter mroce0 tx_retransmits) + $(counter mroce0 path_probes) +
 		$(counter mroce0 path_tail_probes)))
 }
-# arrive STEP / await STEP: a barrier over the shared directory.
-arrive() { touch "$sync_dir/$me.$1"; }
-await() { wait_for "$2" test -e "$sync_dir/$peer.$1"; }
 
 setup_modules
 check "ib core loads" load_ib_core
-ip link set eth0 up
-ip addr add 10.50.0.$n/24 dev eth0
+eth0_up
 ip addr add fd00:50::$n/64 dev eth0 nodad
-check "rdma link add mroce0 on eth0" rdma link add mroce0 type metaroce netdev eth0
-check "mroce0 port ACTIVE" wait_for 10 sh -c "ibv_devinfo -d mroce0 | grep -q PORT_ACTIVE"
+bind_eth0 mroce0 metaroce
 check "GID table has 10.50.0.$n" wait_for 5 sh -c "cat /sys/class/infiniband/mroce0/ports/1/gids/* | grep -q ffff:0a32:000$n"
 ibv_devinfo -v -d mroce0 >"$OUT/devinfo.txt" 2>&1
 echo "=== host $me: ibv_devinfo -d mroce0 ==="
 ibv_devinfo -d mroce0
 rdma link show
 
-arrive bound
-check "peer bound its device" await bound 120
-check "peer reachable over IP" wait_for 30 ping -c1 -W1 10.50.0.$m
+meet_peer bound
 send_udp 10.50.0.$m "$APPENDIX_A"
 send_udp fd00:50::$m "$APPENDIX_A"
 check "peer's MetaRoCE packets (IPv4, IPv6) reached mroce0 and passed the codec" \

@@ -23,18 +23,13 @@ MV=$REPO/tests/tools/build/mroce-verify
 setup_modules
 check "ib core loads" load_ib_core
 [ "$DEVTYPE" = rxe ] && check "rdma_rxe loads" modprobe rdma_rxe
-ip link set eth0 up
-ip addr add 10.50.0.$n/24 dev eth0
-check "rdma link add $dev type $DEVTYPE netdev eth0" \
-	rdma link add "$dev" type "$DEVTYPE" netdev eth0
-check "$dev port ACTIVE" wait_for 10 sh -c "ibv_devinfo -d $dev | grep -q PORT_ACTIVE"
+eth0_up
+bind_eth0 "$dev" "$DEVTYPE"
 check "mroce-verify built" test -x "$MV"
 G=$(gid_v4)
 echo "host $me: $dev, IPv4 GID index $G"
 ibv_devinfo -v -d "$dev" >"$OUT/devinfo.txt" 2>&1
-arrive bound
-check "peer bound its device" await bound 120
-check "peer reachable over IP" wait_for 30 ping -c1 -W1 10.50.0.$m
+meet_peer bound
 
 if [ "${NETEM_ONLY:-0}" != 1 ]; then
 # --- mroce-verify: every opcode, sizes to 8 MiB, over rdma_cm ---
