@@ -87,22 +87,52 @@ static void test_tp_cc_window(struct mt *t)
 	mroce_cc_init(&cc, 1000, 0);
 	cc.cwnd = 16001;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
-	MT_CHECK(t, cc.cwnd == 15001 && cc.ssthresh == 15001);
+	MT_CHECK(t, cc.cwnd == 15001);
+	/* ... halving ssthresh, not ending slow start at the window ... */
+	MT_CHECK(t, cc.ssthresh == MROCE_CC_MAX_WND_PKTS * 1000 / 2);
 	MT_CHECK(t, !mroce_cc_on_loss(&cc, 100 * TP_US, 100 * TP_US));
 	MT_CHECK(t, !mroce_cc_on_loss(&cc, gap - 1, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 15001);
+	/* (past CWR it grows by what is acked, as in slow start) */
+	mroce_cc_on_ack(&cc, 100 * TP_US, 100 * TP_US, 4000);
+	MT_CHECK(t, cc.cwnd == 19001);
 	cc.cwnd = 2100;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, gap, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == MROCE_CC_LOSS_MIN_PKTS * 1000);
+	MT_CHECK(t, cc.ssthresh == MROCE_CC_MAX_WND_PKTS * 1000 / 4);
 	/* ... and a smaller window does not grow. */
 	cc.cwnd = 1000;
 	MT_CHECK(t, mroce_cc_on_loss(&cc, 2 * gap, 100 * TP_US));
 	MT_CHECK(t, cc.cwnd == 1000);
+	MT_CHECK(t, cc.ssthresh == MROCE_CC_MAX_WND_PKTS * 1000 / 8);
 	/* A mark within the gap still halves: it is congestion. */
 	cc.cwnd = 4000;
 	MT_CHECK(t, mroce_cc_on_ecn(&cc, 2 * gap + 100 * TP_US, 100 * TP_US,
 				    1, 1));
-	MT_CHECK(t, cc.cwnd == 2000);
+	MT_CHECK(t, cc.cwnd == 2000 && cc.ssthresh == 2000);
+	/* A no-mark loss never leaves ssthresh below the window. */
+	mroce_cc_init(&cc, 1000, 0);
+	cc.cwnd = 200000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, 0, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 187500 && cc.ssthresh == 187500);
+	/* Only in the first slow start: after a timeout a loss may be a
+	 * queue that does not mark, and ssthresh goes to the window.
+	 */
+	mroce_cc_init(&cc, 1000, 0);
+	cc.cwnd = 16001;
+	mroce_cc_on_timeout(&cc, 0);
+	MT_CHECK(t, cc.cwnd == 1000 && cc.ssthresh == 8000);
+	cc.cwnd = 4000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, gap, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 3750 && cc.ssthresh == 3750);
+	/* ... nor after a mark, once the marks have died away. */
+	mroce_cc_init(&cc, 1000, 0);
+	MT_CHECK(t, mroce_cc_on_ecn(&cc, 0, 100 * TP_US, 1, 1));
+	cc.ecn_frac = 0;
+	cc.ssthresh = 10000;
+	cc.cwnd = 4000;
+	MT_CHECK(t, mroce_cc_on_loss(&cc, gap, 100 * TP_US));
+	MT_CHECK(t, cc.cwnd == 3750 && cc.ssthresh == 3750);
 	/* Timeout: minimum window, ssthresh at half the old window. */
 	mroce_cc_init(&cc, TP_MTU, 0);
 	cc.cwnd = 40 * TP_MTU;

@@ -5,9 +5,10 @@
  * the primary signal; only the path whose packets were marked reacts,
  * which moves load to the other paths. Loss halves the window too, but
  * on a path that saw no marks it is as likely corruption as a queue: it
- * takes a sixteenth, at most once per few RTTs, and leaves room for two
- * packets: with one, the next loss on the path could only be found by
- * its timer.
+ * takes a sixteenth, at most once per few RTTs, in the first slow start
+ * halves ssthresh rather than setting it to the window, and leaves room
+ * for two packets: with one, the next loss on the path could only be
+ * found by its timer.
  */
 #include "cc.h"
 #include <metaroce/wire.h>
@@ -21,6 +22,7 @@ void mroce_cc_init(struct mroce_cc *cc, u32 mtu, u32 init_pkts)
 	cc->init_pkts = init_pkts;
 	cc->cwnd = init_pkts * cc->mtu;
 	cc->ssthresh = mroce_cc_max_wnd(cc);
+	cc->first_ss = 1;
 }
 
 static u64 cc_gate(u64 srtt_ns)
@@ -106,14 +108,19 @@ bool mroce_cc_on_ecn(struct mroce_cc *cc, u64 now, u64 srtt_ns, u32 ce,
 	if (!ce)
 		return false;
 	cc->marks += ce;
+	cc->first_ss = 0;
 	return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
 }
 
 bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 {
+	u32 ss;
+
 	/* ecn_frac decays to 0 only after marks have stopped for a while. */
-	if (cc->ecn_frac)
+	if (cc->ecn_frac) {
+		cc->first_ss = 0;
 		return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
+	}
 	/*
 	 * Under random loss every path loses again within a few RTTs;
 	 * answering each loss held the windows to what the loss rate
@@ -122,8 +129,21 @@ bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 	if (cc->decreased && now - cc->last_decrease_ns <
 			     MROCE_CC_LOSS_GAP_RTTS * cc_gate(srtt_ns))
 		return false;
-	return cc_decrease(cc, now, srtt_ns, MROCE_CC_LOSS_MIN_PKTS * cc->mtu,
-			   MROCE_CC_LOSS_SHIFT);
+	ss = cc->ssthresh;
+	if (!cc_decrease(cc, now, srtt_ns, MROCE_CC_LOSS_MIN_PKTS * cc->mtu,
+			 MROCE_CC_LOSS_SHIFT))
+		return false;
+	/*
+	 * Nor does it end the first slow start at once: the first random
+	 * losses come while the windows are a few packets, and growing
+	 * from there by one packet per RTT held 1% loss runs below the
+	 * pipe. Each such decrease halves the threshold, no lower than the
+	 * window. After a timeout or a mark, losses may be a full queue
+	 * that does not mark, and slow start past them overfills it.
+	 */
+	if (cc->first_ss && cc->ssthresh < ss >> 1)
+		cc->ssthresh = ss >> 1;
+	return true;
 }
 
 void mroce_cc_on_timeout(struct mroce_cc *cc, u64 now)
@@ -132,6 +152,7 @@ void mroce_cc_on_timeout(struct mroce_cc *cc, u64 now)
 	u32 half = cc->cwnd >> 1;
 
 	cc->ssthresh = half < min ? min : half;
+	cc->first_ss = 0;
 	cc->cwnd = min;
 	cc->ca_acc = 0;
 	cc->decreased = 1;
