@@ -221,70 +221,66 @@ check "no packet dropped for want of ring memory" \
 	counter_is mroce1 rx_drop_ring_full 0
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 
-# A lost tail: the fourth-last packet of a 1 MiB Write is dropped once
-# (u32 on bhdr.psn, 40 bytes into the IP header; gact passes every
-# second match), with 2 ms on the ACK path. The three after it went on
-# other paths, so nothing on its own path tells of the loss: its path's
-# tail probe (protocol section 10.4) resends it after two srtt, where
-# its timer would have made the path SUSPECT and cut its window. With
-# seed 1 the client's first PSN is 0x3779b8 (conn.c) and mroce-verify's
-# -o write sizes put that Write at PSNs +489..+1233.
-tail_psn=$(((0x3779b8 + 1230) & 0xffffff))
+# lose_psn NAME OFFSET KEEP: the seed-1 mroce-verify run of 2 MiB Writes
+# with the client's PSN +OFFSET dropped until its KEEP-th send (u32 on
+# bhdr.psn, 40 bytes into the IP header; gact passes every KEEP-th
+# match). With seed 1 the client's first PSN is 0x3779b8 (conn.c) and
+# the -o write sizes put the first 1 MiB Write at PSNs +489..+1233.
+# Sets psn_tx (the PSN's sends), psn_dropped (the filter's drops) and
+# psn_rtos (path timeouts meanwhile).
+lose_psn() {
+	local psn=$(((0x3779b8 + $2) & 0xffffff)) pr0
+
+	pr0=$(counter mroce2 path_rto_events)
+	ns h2 tc qdisc add dev v2 clsact
+	ns h2 tc filter add dev v2 egress protocol ip u32 \
+		match u32 "$psn" 0xffffffff at 40 \
+		action gact drop random determ ok "$3"
+	echo 1 >$T/events/metaroce/mroce_tx/enable
+	check "mroce-verify with a lost $1: 0 corrupt" \
+		mverify "$1" 2M 120 -x 1 -o write -w 30
+	echo 0 >$T/events/metaroce/mroce_tx/enable
+	psn_tx=$(grep -c "mroce_tx: qp [0-9]* psn $psn " $T/trace)
+	echo >$T/trace
+	ns h2 tc -s filter show dev v2 egress >>"$FIG"
+	psn_dropped=$(ns h2 tc -s filter show dev v2 egress |
+		grep -o 'dropped [0-9]*' | head -1)
+	ns h2 tc qdisc del dev v2 clsact
+	psn_rtos=$(($(counter mroce2 path_rto_events) - pr0))
+}
+
+# A lost tail: the fourth-last packet of that 1 MiB Write is dropped
+# once, with 2 ms on the ACK path. The three after it went on other
+# paths, so nothing on its own path tells of the loss: its path's tail
+# probe (protocol section 10.4) resends it after two srtt, where its
+# timer would have made the path SUSPECT and cut its window.
 ns h1 tc qdisc add dev v1 root netem delay 2ms
-ns h2 tc qdisc add dev v2 clsact
-ns h2 tc filter add dev v2 egress protocol ip u32 \
-	match u32 "$tail_psn" 0xffffffff at 40 \
-	action gact drop random determ ok 2
 tp0=$(counter mroce2 path_tail_probes)
-pr0=$(counter mroce2 path_rto_events)
-echo 1 >$T/events/metaroce/mroce_tx/enable
-check "mroce-verify with a lost tail: 0 corrupt" \
-	mverify tail 2M 120 -x 1 -o write -w 30
-echo 0 >$T/events/metaroce/mroce_tx/enable
-tail_tx=$(grep -c "mroce_tx: qp [0-9]* psn $tail_psn " $T/trace)
-echo >$T/trace
-ns h2 tc -s filter show dev v2 egress >>"$FIG"
+lose_psn tail 1230 2
 tp=$(($(counter mroce2 path_tail_probes) - tp0))
-pr=$(($(counter mroce2 path_rto_events) - pr0))
-echo "# lost tail: PSN $tail_psn sent $tail_tx times, tail probes $tp, path RTOs $pr" >>"$FIG"
-check "the tail PSN was dropped once" \
-	sh -c "ip netns exec h2 tc -s filter show dev v2 egress | grep -q 'dropped 1,'"
+echo "# lost tail: sent $psn_tx times, $psn_dropped, tail probes $tp, path RTOs $psn_rtos" >>"$FIG"
+check "the tail PSN was dropped once ($psn_dropped)" \
+	test "$psn_dropped" = "dropped 1"
 # Repaired by the probe, not by the path's timeout, which sends it twice
 # more (the suspect path's probe, then the resend).
 check "a tail probe went ($tp)" test "$tp" -ge 1
-check "the lost tail went twice: first send and its probe ($tail_tx)" \
-	test "$tail_tx" = 2
-ns h2 tc qdisc del dev v2 clsact
+check "the lost tail went twice: first send and its probe ($psn_tx)" \
+	test "$psn_tx" = 2
 ns h1 tc qdisc del dev v1 root
 
-# A lost resend: PSN +540 of the same transfer, early in the 1 MiB Write,
-# is dropped twice (gact passes every third match). Hundreds of packets
-# follow on the resend's path, so the SACK rule must find that it was
-# lost too (in a short message too few follow it): the loss walk skips
-# PSNs that are on no path (ack.c, lost_scan), and the resend put this
-# one back on a path behind where the walk had got to. Missed, only
-# the path's timer would find it.
-resend_psn=$(((0x3779b8 + 540) & 0xffffff))
-ns h2 tc qdisc add dev v2 clsact
-ns h2 tc filter add dev v2 egress protocol ip u32 \
-	match u32 "$resend_psn" 0xffffffff at 40 \
-	action gact drop random determ ok 3
+# A lost resend: PSN +540, early in that Write, is dropped twice.
+# Hundreds of packets follow on the resend's path (in a short message
+# too few would), so the SACK rule must find that the resend was lost
+# too, within a round trip and without the path's timer, which would
+# also cut the path's window.
 pl0=$(counter mroce2 path_losses)
-pr0=$(counter mroce2 path_rto_events)
-echo 1 >$T/events/metaroce/mroce_tx/enable
-check "mroce-verify with a lost resend: 0 corrupt" \
-	mverify resend 2M 120 -x 1 -o write -w 30
-echo 0 >$T/events/metaroce/mroce_tx/enable
-resend_tx=$(grep -c "mroce_tx: qp [0-9]* psn $resend_psn " $T/trace)
-echo >$T/trace
+lose_psn resend 540 3
 pl=$(($(counter mroce2 path_losses) - pl0))
-pr=$(($(counter mroce2 path_rto_events) - pr0))
-echo "# lost resend: PSN $resend_psn sent $resend_tx times, path_losses $pl, path RTOs $pr" >>"$FIG"
-check "the PSN was dropped twice and went three times ($resend_tx)" \
-	sh -c "[ $resend_tx = 3 ] && ip netns exec h2 tc -s filter show dev v2 egress | grep -q 'dropped 2,'"
-check "both losses were found by SACKs, no path timed out ($pl, $pr)" \
-	test "$pl" = 2 -a "$pr" = 0
-ns h2 tc qdisc del dev v2 clsact
+echo "# lost resend: sent $psn_tx times, $psn_dropped, path_losses $pl, path RTOs $psn_rtos" >>"$FIG"
+check "the PSN was dropped twice and went three times ($psn_tx, $psn_dropped)" \
+	test "$psn_tx" = 3 -a "$psn_dropped" = "dropped 2"
+check "both losses were found by SACKs, no path timed out ($pl, $psn_rtos)" \
+	test "$pl" = 2 -a "$psn_rtos" = 0
 
 # A connection that starts while another to the same peer has a long
 # round trip: B's first ACK takes 200 ms, which its verbs timeout (-u 12:
