@@ -134,12 +134,12 @@ bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 			 MROCE_CC_LOSS_SHIFT))
 		return false;
 	/*
-	 * Nor does it end the first slow start at once: the first random
-	 * losses come while the windows are a few packets, and growing
-	 * from there by one packet per RTT held 1% loss runs below the
-	 * pipe. Each such decrease halves the threshold, no lower than the
-	 * window. After a timeout or a mark, losses may be a full queue
-	 * that does not mark, and slow start past them overfills it.
+	 * In the first slow start it only halves the threshold, no lower
+	 * than the window: the first random losses come while the windows
+	 * are a few packets, and growing from there by one packet per RTT
+	 * held 1% loss runs below the pipe. After a timeout or a mark,
+	 * losses may be a full queue that does not mark, and slow start
+	 * past them overfills it.
 	 */
 	if (cc->first_ss && cc->ssthresh < ss >> 1)
 		cc->ssthresh = ss >> 1;
