@@ -116,11 +116,12 @@ bool mroce_cc_on_loss(struct mroce_cc *cc, u64 now, u64 srtt_ns)
 {
 	u32 ss;
 
-	/* ecn_frac decays to 0 only after marks have stopped for a while. */
-	if (cc->ecn_frac) {
-		cc->first_ss = 0;
+	/*
+	 * ecn_frac decays to 0 only after marks have stopped for a while;
+	 * the mark that raised it ended the first slow start.
+	 */
+	if (cc->ecn_frac)
 		return cc_decrease(cc, now, srtt_ns, 0, MROCE_CC_DECREASE_SHIFT);
-	}
 	/*
 	 * Under random loss every path loses again within a few RTTs;
 	 * answering each loss held the windows to what the loss rate
