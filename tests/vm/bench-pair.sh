@@ -103,8 +103,7 @@ bind() {
 	mroce "$1" && load_build "$1"
 	bind_eth0 "$d" "${1%_b}"
 	dev=$d
-	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
-	GID[$1]=$(gid_v4)
+	GID[$1]=$(gid_v4_wait)
 	echo "host $me: $d, IPv4 GID index ${GID[$1]}"
 }
 

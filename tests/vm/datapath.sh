@@ -229,7 +229,7 @@ for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 # Sets psn_tx (the PSN's sends), psn_dropped (the filter's drops) and
 # psn_rtos (path timeouts meanwhile).
 lose_psn() {
-	local psn=$(((0x3779b8 + $2) & 0xffffff)) pr0
+	local psn=$(((0x3779b8 + $2) & 0xffffff)) pr0 stats
 
 	pr0=$(counter mroce2 path_rto_events)
 	ns h2 tc qdisc add dev v2 clsact
@@ -242,9 +242,9 @@ lose_psn() {
 	echo 0 >$T/events/metaroce/mroce_tx/enable
 	psn_tx=$(grep -c "mroce_tx: qp [0-9]* psn $psn " $T/trace)
 	echo >$T/trace
-	ns h2 tc -s filter show dev v2 egress >>"$FIG"
-	psn_dropped=$(ns h2 tc -s filter show dev v2 egress |
-		grep -o 'dropped [0-9]*' | head -1)
+	stats=$(ns h2 tc -s filter show dev v2 egress)
+	echo "$stats" >>"$FIG"
+	psn_dropped=$(grep -o 'dropped [0-9]*' <<<"$stats" | head -1)
 	ns h2 tc qdisc del dev v2 clsact
 	psn_rtos=$(($(counter mroce2 path_rto_events) - pr0))
 }

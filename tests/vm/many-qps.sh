@@ -18,8 +18,7 @@ setup_modules
 check "ib core loads" load_ib_core
 eth0_up
 bind_eth0 mroce0 metaroce
-for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
-gid=$(gid_v4)
+gid=$(gid_v4_wait)
 meet_peer bound
 
 rto0=$(counter mroce0 rto_events)

@@ -2,8 +2,8 @@
 # Helpers shared by the two-host scripts (run-pair.sh): host identity,
 # the rendezvous over /mnt/shared, eth0 and a device bound to it, and
 # pair(), which runs a server on host a and its client on host b and
-# times the client by wall clock. Sourced
-# after guest-lib.sh; the caller sets dev (the RDMA device to use).
+# times the client by wall clock. Sourced after guest-lib.sh; the caller
+# sets dev (the RDMA device to use).
 #
 # After pair() the client (host b) has PAIR_RC, PAIR_DT (wall seconds),
 # PAIR_BYTES, PAIR_RATE (Mb/s over PAIR_DT), PAIR_END (epoch seconds the
@@ -52,6 +52,13 @@ gid_v4() {
 		if grep -qi "ffff:$hex\$" "$f"; then basename "$f"; return; fi
 	done
 	echo 0
+}
+
+# gid_v4_wait: gid_v4, once the address's GID is in the table (10 s at
+# most: it follows the device's binding).
+gid_v4_wait() {
+	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
+	gid_v4
 }
 
 # ready_when SPEC: the server is listening. tcp:PORT, cm (an rdma_cm
