@@ -215,7 +215,8 @@ static void test_tp_loss_ambiguous(struct mt *t)
 
 /*
  * A timeout that an ACK proves premature (it answers a packet sent
- * before the timeout) gives the path its window back; one answered only
+ * before the timeout) gives the path its window and, if the timeout ended
+ * it, its first slow start back; one answered only
  * by packets sent after it keeps its collapsed window.
  */
 static void test_tp_spurious_undo(struct mt *t)
@@ -232,6 +233,7 @@ static void test_tp_spurious_undo(struct mt *t)
 	to = sent + mroce_rtt_rto(&p.rtt);
 	MT_CHECK(t, mroce_path_on_timeout(&p, to) == 2);
 	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.state == MROCE_PATH_SUSPECT);
+	MT_CHECK(t, !p.cc.first_ss);
 	/* A second timeout of the streak keeps the first one's window. */
 	(void)mroce_path_on_send(&p, to, TP_MTU);
 	to += mroce_rtt_rto(&p.rtt);
@@ -240,6 +242,7 @@ static void test_tp_spurious_undo(struct mt *t)
 	/* The echo of a packet sent before the first timeout: undone. */
 	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
 	MT_CHECK(t, p.cc.cwnd == 20 * TP_MTU && p.cc.ssthresh == 30 * TP_MTU);
+	MT_CHECK(t, p.cc.first_ss);	/* and its first slow start */
 	MT_CHECK(t, p.state == MROCE_PATH_ACTIVE && p.spurious == 1);
 	MT_CHECK(t, p.timeouts == 0 && p.rtt.backoff == 0);
 	/* Only the first echo after a timeout decides. */
@@ -258,6 +261,15 @@ static void test_tp_spurious_undo(struct mt *t)
 	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
 	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
 	MT_CHECK(t, p.cc.cwnd == TP_MTU && p.spurious == 1);
+	MT_CHECK(t, !p.cc.first_ss);
+
+	/* A timeout after the first slow start ended gives none back. */
+	sent = to + 2 * TP_MS;
+	(void)mroce_path_on_send(&p, sent, TP_MTU);
+	to = sent + mroce_rtt_rto(&p.rtt);
+	(void)mroce_path_on_timeout(&p, to);
+	mroce_path_on_echo(&p, to + TP_MS, sent, 0, 1);
+	MT_CHECK(t, p.spurious == 2 && !p.cc.first_ss);
 }
 
 /*

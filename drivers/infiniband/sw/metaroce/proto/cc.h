@@ -67,7 +67,7 @@ struct mroce_cc {
 	u16 ecn_frac;		/* EWMA of marked fraction, /FRAC_ONE */
 	u8 decreased;		/* last_decrease_ns is valid */
 	u8 init_pkts;		/* initial cwnd, in MTUs */
-	u8 first_ss;		/* no mark or timeout yet: first slow start */
+	u8 first_ss;		/* no mark or timeout (not undone) yet */
 	u64 last_decrease_ns;
 	u32 decreases;		/* statistics */
 	u32 marks;		/* CE-marked packets echoed, statistics */

@@ -199,7 +199,8 @@ static void path_heard(struct mroce_path *p)
  * The first echo after a timeout tells whether it was premature: an
  * answer to a packet sent before it means the path was delivering and
  * only slow (a delay spike, a stalled receiver), so the window it had is
- * given back (Eifel, RFC 3522). The resent packets are not recalled.
+ * given back (Eifel, RFC 3522), and the first slow start if the timeout
+ * ended it. The resent packets are not recalled.
  */
 static void path_undo(struct mroce_path *p, u64 echo_ts)
 {
@@ -212,6 +213,7 @@ static void path_undo(struct mroce_path *p, u64 echo_ts)
 		p->cc.cwnd = p->undo_cwnd;
 	if (p->cc.ssthresh < p->undo_ssthresh)
 		p->cc.ssthresh = p->undo_ssthresh;
+	p->cc.first_ss = p->undo_first_ss;
 	p->cc.decreased = 0;
 	p->spurious++;
 }
@@ -484,6 +486,7 @@ u32 mroce_path_on_timeout(struct mroce_path *p, u64 now)
 		p->undo_ts = now;
 		p->undo_cwnd = p->cc.cwnd;
 		p->undo_ssthresh = p->cc.ssthresh;
+		p->undo_first_ss = p->cc.first_ss;
 	}
 	mroce_sack_advance(&p->done, p->snd_nxt);
 	mroce_sack_advance(&p->delivered, p->snd_nxt);

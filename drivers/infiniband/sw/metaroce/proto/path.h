@@ -98,6 +98,7 @@ struct mroce_path {
 	u32 undo_cwnd;
 	u32 undo_ssthresh;
 	u8 undo;		/* undo_* are valid */
+	u8 undo_first_ss;
 	u8 probed;		/* SUSPECT: a probe is out, unanswered */
 	u8 probe_backoff;	/* FAILED: probe interval doublings */
 	u16 id;			/* bhdr.path_id */
