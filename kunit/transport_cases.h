@@ -143,6 +143,46 @@ static void test_tp_cc_window(struct mt *t)
 		    (u64)TP_MTU * 8 * 10000);
 }
 
+/*
+ * A loss in every RTT, with no marks: heavy random loss. The path must
+ * settle where the rule says (a sixteenth per MROCE_CC_LOSS_GAP_RTTS
+ * RTTs against one MTU in each but the first of them), which has to be
+ * above a path's share of the connection's pipe: 1 MiB over 8 paths of
+ * 1452-byte packets is 90 packets (qp.h). Below it random loss, not the
+ * link, sets the rate. It must settle from above too: a path that keeps
+ * losing shrinks.
+ */
+static void test_tp_cc_loss_settles(struct mt *t)
+{
+	const u32 settle = 16 * (MROCE_CC_LOSS_GAP_RTTS - 1);
+	const u64 srtt = TP_MS;
+	u32 start, lo, hi, k;
+	struct mroce_cc cc;
+
+	for (start = 0; start < 2; start++) {
+		mroce_cc_init(&cc, 1000, 0);
+		if (start)
+			cc.cwnd = MROCE_CC_MAX_WND_PKTS * 1000;
+		lo = U32_MAX;
+		hi = 0;
+		for (k = 0; k < 4000; k++) {
+			mroce_cc_on_ack(&cc, k * srtt + srtt / 2, srtt, cc.cwnd);
+			(void)mroce_cc_on_loss(&cc, (k + 1) * srtt - 1, srtt);
+			if (k < 3000)
+				continue;
+			if (cc.cwnd / 1000 < lo)
+				lo = cc.cwnd / 1000;
+			if (cc.cwnd / 1000 > hi)
+				hi = cc.cwnd / 1000;
+		}
+		mt_log(t, "loss every RTT from %s: %u-%u packets",
+		       start ? "the maximum" : "the start", lo, hi);
+		MT_CHECK(t, lo + MROCE_CC_LOSS_GAP_RTTS >= settle);
+		MT_CHECK(t, hi <= settle + MROCE_CC_LOSS_GAP_RTTS);
+		MT_CHECK(t, lo >= 90);
+	}
+}
+
 static void test_tp_cc_once_per_rtt(struct mt *t)
 {
 	const u64 srtt = 100 * TP_US;

@@ -23,6 +23,7 @@ static void name##_case(struct kunit *test)			\
 }
 
 MT_CASE(cc_window)
+MT_CASE(cc_loss_settles)
 MT_CASE(cc_once_per_rtt)
 MT_CASE(cc_ecn_frac)
 MT_CASE(only_marked_path)
@@ -46,6 +47,7 @@ MT_CASE(ratehint)
 
 static struct kunit_case mroce_cc_cases[] = {
 	KUNIT_CASE(cc_window_case),
+	KUNIT_CASE(cc_loss_settles_case),
 	KUNIT_CASE(cc_once_per_rtt_case),
 	KUNIT_CASE(cc_ecn_frac_case),
 	KUNIT_CASE(only_marked_path_case),

@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 	test_sack_fresh(&t);
 	test_ack_due(&t);
 	test_tp_cc_window(&t);
+	test_tp_cc_loss_settles(&t);
 	test_tp_cc_once_per_rtt(&t);
 	test_tp_cc_ecn_frac(&t);
 	test_tp_only_marked_path(&t);

@@ -34,9 +34,12 @@
 #define MROCE_CC_LOSS_MIN_PKTS	2
 /*
  * ... and at most once per this many RTTs: once per RTT, random loss of
- * p held a path near sqrt(8 / p) packets (28 at 1%, 9 at 10%).
+ * p held a path near sqrt(8 / p) packets (28 at 1%, 9 at 10%). Under
+ * heavy random loss a path settles near 16 * (gap - 1) packets, which
+ * must exceed its share of the pipe (qp.h): with 4, 48 packets held 1%
+ * loss at 0.89 of lossless, with 8 (112) at 0.96 (protocol, 11.1).
  */
-#define MROCE_CC_LOSS_GAP_RTTS	4
+#define MROCE_CC_LOSS_GAP_RTTS	8
 /* Gate for "once per RTT" before the path has an RTT sample. */
 #define MROCE_CC_DEFAULT_RTT_NS	100000ULL
 /* ECN-marked fraction: fixed point, 1.0 == MROCE_CC_FRAC_ONE. */
