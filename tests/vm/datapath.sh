@@ -291,6 +291,8 @@ for h in h1:v1 h2:v2; do
 	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem delay 100ms limit 10000
 done
 rto0=$(counter mroce2 rto_events)
+# What each QP's ACKs, timers and paths did, for a run that fails.
+trace_events mroce_ack,mroce_rto,mroce_path
 pair rto-long 180 ib_write_bw -s 65536 -n 300 -u 18 -- 10.11.0.1 &
 long=$!
 sleep 5
@@ -303,6 +305,7 @@ check "a QP started behind a 200 ms round trip completes (verbs timeout 16.8 ms)
 	pair rto-new 90 ib_write_bw -p 18516 -s 65536 -n 20 -u 12 -- 10.11.0.1
 check "the QP already running completes" wait $long
 echo "200 ms round trip: connection timeouts $(($(counter mroce2 rto_events) - rto0))" >>"$FIG"
+trace_save "$OUT/trace-rto.txt"
 for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 
 # Many QPs into a shaped local queue that holds fewer packets than their
