@@ -215,9 +215,9 @@ static void test_tp_loss_ambiguous(struct mt *t)
 
 /*
  * A timeout that an ACK proves premature (it answers a packet sent
- * before the timeout) gives the path its window and, if the timeout ended
- * it, its first slow start back; one answered only
- * by packets sent after it keeps its collapsed window.
+ * before the timeout) gives the path its window back, and its first slow
+ * start if the timeout ended it; one answered only by packets sent after
+ * it keeps its collapsed window.
  */
 static void test_tp_spurious_undo(struct mt *t)
 {

@@ -154,7 +154,7 @@ static void test_tp_cc_window(struct mt *t)
  */
 static void test_tp_cc_loss_settles(struct mt *t)
 {
-	const u32 settle = 16 * (MROCE_CC_LOSS_GAP_RTTS - 1);
+	const u32 settle = (MROCE_CC_LOSS_GAP_RTTS - 1) << MROCE_CC_LOSS_SHIFT;
 	const u64 srtt = TP_MS;
 	u32 start, lo, hi, k;
 	struct mroce_cc cc;
