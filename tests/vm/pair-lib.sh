@@ -56,8 +56,9 @@ gid_v4() {
 
 # gid_v4_wait: gid_v4, once the address's GID is in the table (10 s at
 # most: it follows the device's binding).
+gid_v4_known() { [ "$(gid_v4)" != 0 ]; }
 gid_v4_wait() {
-	for _ in $(seq 50); do [ "$(gid_v4)" != 0 ] && break; sleep 0.2; done
+	wait_for 10 gid_v4_known
 	gid_v4
 }
 
