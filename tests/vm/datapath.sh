@@ -86,8 +86,7 @@ pt() {
 # The tracepoints fire: record the first run.
 # Writes are cut at the netdev's MTU less the headers (1408 bytes on 1500),
 # not at the 1024-byte IB MTU: 47 packets per 64 KiB Write, not 64.
-T=/sys/kernel/tracing
-echo 1 >$T/events/metaroce/enable
+trace_events all
 tx0=$(counter mroce2 tx_packets)
 rt0=$(counter mroce2 tx_retransmits)
 # rdma res shows each QP's segment and pipe (1 MiB: 744 PSNs of 1408).
@@ -103,9 +102,7 @@ check "ib_write_bw: 1408-byte segments (9400 first sends per 200 Writes, not 128
 	test "$wr_pkts" -ge $((9400 * wr_runs)) -a "$wr_pkts" -lt $((9600 * wr_runs))
 check "rdma res: RC QP segment 1408 bytes, pipe 744 PSNs" \
 	grep -q "drv_seg 1408 drv_pipe 744 " "$OUT/res-write.txt"
-echo 0 >$T/events/metaroce/enable
-cp $T/trace "$OUT/trace.txt"
-echo >$T/trace
+trace_save "$OUT/trace.txt"
 for ev in mroce_qp_state mroce_tx mroce_rx mroce_ack; do
 	check "tracepoint $ev recorded" grep -q " $ev: qp " "$OUT/trace.txt"
 done
@@ -226,27 +223,29 @@ for h in h1:v1 h2:v2; do ns "${h%:*}" tc qdisc del dev "${h#*:}" root; done
 # bhdr.psn, 40 bytes into the IP header; gact passes every KEEP-th
 # match). With seed 1 the client's first PSN is 0x3779b8 (conn.c) and
 # the -o write sizes put the first 1 MiB Write at PSNs +489..+1233.
-# Sets psn_tx (the PSN's sends), psn_dropped (the filter's drops) and
-# psn_rtos (path timeouts meanwhile).
+# Sets psn_tx (the PSN's sends), psn_dropped (the filter's drops),
+# psn_rtos (path timeouts meanwhile) and psn_deferred (path timeouts
+# taken for a host stall); the sends are in trace-lost-NAME.txt.
 lose_psn() {
-	local psn=$(((0x3779b8 + $2) & 0xffffff)) pr0 stats
+	local psn=$(((0x3779b8 + $2) & 0xffffff)) pr0 pd0 stats
 
 	pr0=$(counter mroce2 path_rto_events)
+	pd0=$(counter mroce2 path_rto_deferred)
 	ns h2 tc qdisc add dev v2 clsact
 	ns h2 tc filter add dev v2 egress protocol ip u32 \
 		match u32 "$psn" 0xffffffff at 40 \
 		action gact drop random determ ok "$3"
-	echo 1 >$T/events/metaroce/mroce_tx/enable
+	trace_events mroce_tx,mroce_retransmit,mroce_path
 	check "mroce-verify with a lost $1: 0 corrupt" \
 		mverify "$1" 2M 120 -x 1 -o write -w 30
-	echo 0 >$T/events/metaroce/mroce_tx/enable
-	psn_tx=$(grep -c "mroce_tx: qp [0-9]* psn $psn " $T/trace)
-	echo >$T/trace
+	trace_save "$OUT/trace-lost-$1.txt"
+	psn_tx=$(grep -c "mroce_tx: qp [0-9]* psn $psn " "$OUT/trace-lost-$1.txt")
 	stats=$(ns h2 tc -s filter show dev v2 egress)
 	echo "$stats" >>"$FIG"
 	psn_dropped=$(grep -o 'dropped [0-9]*' <<<"$stats" | head -1)
 	ns h2 tc qdisc del dev v2 clsact
 	psn_rtos=$(($(counter mroce2 path_rto_events) - pr0))
+	psn_deferred=$(($(counter mroce2 path_rto_deferred) - pd0))
 }
 
 # A lost tail: the fourth-last packet of that 1 MiB Write is dropped
@@ -279,7 +278,7 @@ check "the lost tail went twice: first send and its probe ($psn_tx)" \
 pl0=$(counter mroce2 path_losses)
 lose_psn resend 540 3
 pl=$(($(counter mroce2 path_losses) - pl0))
-echo "# lost resend: sent $psn_tx times, $psn_dropped, path_losses $pl, path RTOs $psn_rtos" >>"$FIG"
+echo "# lost resend: sent $psn_tx times, $psn_dropped, path_losses $pl, path RTOs $psn_rtos, deferred $psn_deferred" >>"$FIG"
 check "the PSN was dropped twice and went three times ($psn_tx, $psn_dropped)" \
 	test "$psn_tx" = 3 -a "$psn_dropped" = "dropped 2"
 check "both losses were found by SACKs, no path timed out ($pl, $psn_rtos)" \

@@ -194,11 +194,16 @@ setup_modules() {
 }
 
 # trace_events EVENTS: record the metaroce tracepoints EVENTS (a comma
-# list, as BENCH_TRACE) in the global trace buffer, of 64 MiB.
+# list, as BENCH_TRACE; "all" for every one) in the global trace buffer,
+# of 64 MiB.
 # trace_save FILE: stop them, move what they recorded to FILE.
 trace_events() {
 	local ev tr=/sys/kernel/tracing
 	echo 65536 >$tr/buffer_size_kb || return 1
+	if [ "$1" = all ]; then
+		echo 1 >$tr/events/metaroce/enable
+		return
+	fi
 	for ev in ${1//,/ }; do
 		echo 1 >"$tr/events/metaroce/$ev/enable" || return 1
 	done
