@@ -1,0 +1,43 @@
+#!/bin/bash
+# What random loss costs with no wire between the hosts: one VM, two
+# namespaces joined by a veth pair (guest-lib's two_hosts), ib_write_bw
+# of 64 KiB messages at each loss in LOSS_SERIES (percent), the losses
+# taking turns round by round, LOSS_ROUNDS rounds. Every run, lossless
+# too, passes netem both ways, so the qdisc costs them alike. Writes one
+# line per run to $OUT/figures.txt: perftest's average (Gbit/s) and the
+# client's transport counters over the run.
+#
+#   tools/vm/run-vm.sh -k BZIMAGE -s tools/bench/guest-loss.sh -o OUT \
+#       -e REPO=... -e KDIR=... [-e LOSS_SERIES="0 1 10" -e LOSS_ROUNDS=5 \
+#       -e LOSS_ITERS=8000]
+. "$REPO/tools/vm/guest-lib.sh"
+
+SERIES=${LOSS_SERIES:-0 1 10}
+ROUNDS=${LOSS_ROUNDS:-5}
+ITERS=${LOSS_ITERS:-8000}
+C="tx_packets tx_retransmits tx_stall_pipe tx_stall_cwnd tx_stall_psn_window
+   path_losses path_rto_events path_rto_deferred path_tail_probes rto_events"
+
+setup_modules
+check "ib core loads" load_ib_core
+two_hosts
+declare -A c0
+for r in $(seq "$ROUNDS"); do
+	for l in $SERIES; do
+		tc -n h2 qdisc add dev v3 root netem loss "$l%"
+		tc -n h3 qdisc add dev v4 root netem loss "$l%"
+		for k in $C; do c0[$k]=$(counter mroce3 "$k"); done
+		check "round $r, $l% loss: ib_write_bw" host_pair "loss-$r-$l" 300 \
+			ib_write_bw -x -F -s 65536 -n "$ITERS" --report_gbits
+		line="round $r loss $l gbits $(awk '$1 == 65536 { print $4 }' \
+			"$OUT/loss-$r-$l.cli")"
+		for k in $C; do
+			line="$line $k $(($(counter mroce3 "$k") - c0[$k]))"
+		done
+		echo "$line" >>"$OUT/figures.txt"
+		tc -n h2 qdisc del dev v3 root
+		tc -n h3 qdisc del dev v4 root
+	done
+done
+two_hosts_end
+tap_summary
