@@ -291,8 +291,9 @@ ns h1 tc qdisc del dev v1 root
 # A's RTO estimate is its floor (timers.c, protocol section 9.2). Without
 # that floor B ends in IBV_WC_RETRY_EXC_ERR. The floor needs A alive
 # when B starts sending: with 300 Writes A ended only about two seconds
-# before B did, and the case failed twice (once in CI) as B does with
-# no floor, by 8 connection timeouts; with 800 A outlasts B by seconds.
+# before B did, and the case failed twice (once in CI), once seen to
+# end by 8 connection timeouts as B does with no floor; with 800 Writes
+# A outlasts B by seconds.
 for h in h1:v1 h2:v2; do
 	ns "${h%:*}" tc qdisc add dev "${h#*:}" root netem delay 100ms limit 10000
 done
