@@ -24,8 +24,7 @@ two_hosts
 declare -A c0
 for r in $(seq "$ROUNDS"); do
 	for l in $SERIES; do
-		tc -n h2 qdisc add dev v3 root netem loss "$l%"
-		tc -n h3 qdisc add dev v4 root netem loss "$l%"
+		two_hosts_qdisc add netem loss "$l%"
 		for k in $C; do c0[$k]=$(counter mroce3 "$k"); done
 		check "round $r, $l% loss: ib_write_bw" host_pair "loss-$r-$l" 300 \
 			ib_write_bw -x -F -s 65536 -n "$ITERS" --report_gbits
@@ -35,8 +34,7 @@ for r in $(seq "$ROUNDS"); do
 			line="$line $k $(($(counter mroce3 "$k") - c0[$k]))"
 		done
 		echo "$line" >>"$OUT/figures.txt"
-		tc -n h2 qdisc del dev v3 root
-		tc -n h3 qdisc del dev v4 root
+		two_hosts_qdisc del
 	done
 done
 two_hosts_end

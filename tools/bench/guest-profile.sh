@@ -23,9 +23,7 @@ setup_modules
 check "ib core loads" load_ib_core
 two_hosts
 if [ "$LOSS" != 0 ]; then
-	check "netem loss $LOSS% both ways" sh -c \
-		"tc -n h2 qdisc add dev v3 root netem loss $LOSS% &&
-		 tc -n h3 qdisc add dev v4 root netem loss $LOSS%"
+	check "netem loss $LOSS% both ways" two_hosts_qdisc add netem loss "$LOSS%"
 fi
 ns h2 "$TOOL" -F -d mroce2 -x "$g2" -s "$SIZE" -n "$ITERS" >"$OUT/srv.txt" 2>&1 &
 srv=$!

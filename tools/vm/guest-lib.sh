@@ -126,6 +126,15 @@ two_hosts() {
 	g3=$(gid_index mroce3 10.14.0.2)
 }
 
+# two_hosts_qdisc add|del [QDISC ARGS...]: the same root qdisc on both
+# ends of two_hosts' veth (netem there acts on each direction once).
+two_hosts_qdisc() {
+	local op=$1
+	shift
+	tc -n h2 qdisc "$op" dev v3 root "$@" &&
+		tc -n h3 qdisc "$op" dev v4 root "$@"
+}
+
 # host_pair NAME SECS TOOL GIDOPT ARGS...: a client/server tool between
 # two_hosts, each on its own device and GID index (passed with GIDOPT):
 # the server in h2, the client in h3; both must exit 0 within SECS.
