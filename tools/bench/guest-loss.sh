@@ -21,18 +21,24 @@ C="tx_packets tx_retransmits tx_stall_pipe tx_stall_cwnd tx_stall_psn_window
 setup_modules
 check "ib core loads" load_ib_core
 two_hosts
-declare -A c0
+# snap ARRAY: the client's counters, all at one moment, into ARRAY.
+snap() {
+	local -n a=$1
+	local k v
+
+	while read -r k v; do a["$k"]=$v; done < <(counters mroce3)
+}
+declare -A c0 c1
 for r in $(seq "$ROUNDS"); do
 	for l in $SERIES; do
 		two_hosts_qdisc add netem loss "$l%"
-		for k in $C; do c0[$k]=$(counter mroce3 "$k"); done
+		snap c0
 		check "round $r, $l% loss: ib_write_bw" host_pair "loss-$r-$l" 300 \
 			ib_write_bw -x -F -s 65536 -n "$ITERS" --report_gbits
 		line="round $r loss $l gbits $(awk '$1 == 65536 { print $4 }' \
 			"$OUT/loss-$r-$l.cli")"
-		for k in $C; do
-			line="$line $k $(($(counter mroce3 "$k") - c0[$k]))"
-		done
+		snap c1
+		for k in $C; do line="$line $k $((c1[$k] - c0[$k]))"; done
 		echo "$line" >>"$OUT/figures.txt"
 		two_hosts_qdisc del
 	done

@@ -257,10 +257,15 @@ load_ib_core() {
 	modprobe ib_uverbs && modprobe rdma_ucm
 }
 
-# counter DEV NAME: one "rdma statistic" counter of port 1.
-counter() {
-	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -1
+# counters DEV: every "rdma statistic" counter of DEV's port 1 at one
+# moment, a "NAME VALUE" line each (the output is "link DEV/1" and then
+# the pairs).
+counters() {
+	rdma statistic show link "$1"/1 | tr ' ' '\n' | grep . | tail -n +3 |
+		paste -d ' ' - -
 }
+# counter DEV NAME: one of them.
+counter() { counters "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 # qdisc_drops DEV [NETNS]: packets DEV's qdiscs dropped (a loss no wire
 # saw). The root's count includes its children's (mq, tbf's inner fifo),
 # so only the root is read, as tools/fabric/stats.sh does.
