@@ -477,14 +477,33 @@ static void test_tp_silent_together(struct mt *t)
 	/* Path 2's later packet arrived: path 0's packet is late. */
 	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2, 0));
 	MT_CHECK(t, mroce_paths_others_busy(p, 3, 0));
-	/* ... unless the timer ran half a round trip (100 us) late: this
-	 * host stalled, and other planes' shallower queues had brought
-	 * later packets first.
+	/* ... unless the timer ran half a round trip late: this host
+	 * stalled, and other planes' shallower queues had brought later
+	 * packets first. Half a round trip is 1 ms here.
 	 */
+	p[0].rtt.valid = 1;
+	p[0].rtt.srtt_ns = 2 * TP_MS;
 	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
-						 49 * TP_US));
+						 TP_MS - 1));
 	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now + 2,
-						50 * TP_US));
+						TP_MS));
+	/* A fabric's round trip of 10 us: a timer 20 us late is a softirq's
+	 * usual delay, not a stall, and the route's failure is its own.
+	 * MROCE_PATH_STALL_MIN_NS late is a stall.
+	 */
+	p[0].rtt.srtt_ns = 10 * TP_US;
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						 20 * TP_US));
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						 MROCE_PATH_STALL_MIN_NS - 1));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						MROCE_PATH_STALL_MIN_NS));
+	/* Before a sample srtt is the default (100 us): the floor again. */
+	p[0].rtt.valid = 0;
+	MT_CHECK(t, !mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						 MROCE_PATH_DEFAULT_RTT_NS));
+	MT_CHECK(t, mroce_paths_silent_together(p, 3, 0, now, now + 2,
+						MROCE_PATH_STALL_MIN_NS));
 	/* No other busy path to compare with: the path's own silence. */
 	tp_paths_init(p, 3, 64 * TP_MTU);
 	(void)mroce_path_on_send(&p[0], now, TP_MTU);

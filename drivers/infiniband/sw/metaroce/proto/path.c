@@ -370,14 +370,18 @@ bool mroce_paths_silent_together(const struct mroce_path *paths,
 {
 	/*
 	 * Something sent after it arrived: the path's packet is late,
-	 * unless the timer itself ran half the path's round trip late.
-	 * Packets spread over planes of unequal queues arrive out of send
-	 * order, so a host stall that ends with many paths' timers due
-	 * finds later packets of shallower planes acknowledged, and the
-	 * ACKs of the deeper ones not yet processed.
+	 * unless the timer itself ran half the path's round trip late
+	 * (and not just by a softirq's usual delay). Packets spread over
+	 * planes of unequal queues arrive out of send order, so a host
+	 * stall that ends with many paths' timers due finds later packets
+	 * of shallower planes acknowledged, and the ACKs of the deeper
+	 * ones not yet processed.
 	 */
-	if (acked_sent_ns > oldest_sent_ns &&
-	    late_ns < path_srtt(&paths[idx]) / 2)
+	u64 stall = path_srtt(&paths[idx]) / 2;
+
+	if (stall < MROCE_PATH_STALL_MIN_NS)
+		stall = MROCE_PATH_STALL_MIN_NS;
+	if (acked_sent_ns > oldest_sent_ns && late_ns < stall)
 		return false;
 	return mroce_paths_others_busy(paths, n, idx);
 }

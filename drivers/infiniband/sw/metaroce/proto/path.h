@@ -42,6 +42,13 @@
  * slack and the peer's ACK turnaround would make probes spurious.
  */
 #define MROCE_PATH_TLP_MIN_NS		100000ULL	/* 100 us */
+/*
+ * A path timer this late, or half the path's srtt if that is longer,
+ * finds a host that stopped running (section 10.4). Half an srtt alone
+ * is microseconds on a data-centre fabric, within a softirq's ordinary
+ * delay: every expiry there would pass for a stall and be deferred.
+ */
+#define MROCE_PATH_STALL_MIN_NS		(MROCE_RTO_MIN_NS / 4)	/* 250 us */
 /* Packets outstanding on one path, tracked by per-path sequence number. */
 #define MROCE_PATH_SEQ_WINDOW		METAROCE_SACK_BITS
 /* Weight scale: weight = cwnd * 2^SHIFT / srtt_ns. */
@@ -198,9 +205,9 @@ bool mroce_paths_others_busy(const struct mroce_path *paths, unsigned int n,
  * one (sent at @oldest_sent_ns) has been acknowledged on any path (the
  * latest send time acknowledged is @acked_sent_ns), or the timer that
  * found the expiry ran @late_ns after it was due, half the path's srtt
- * or more: this host stalled. A peer or host that stalls silences every
- * path at once; a broken route only its own, while the others deliver
- * what was sent after.
+ * or MROCE_PATH_STALL_MIN_NS, whichever is longer: this host stalled.
+ * A peer or host that stalls silences every path at once; a broken
+ * route only its own, while the others deliver what was sent after.
  */
 bool mroce_paths_silent_together(const struct mroce_path *paths,
 				 unsigned int n, unsigned int idx,
