@@ -23,7 +23,8 @@
 # ib_read_bw at 64 KiB, the stacks taking turns after the first),
 # BENCH_TURN_TOOLS (ib_write_bw,ib_read_bw: the perftests those turns
 # run), BENCH_LAT_REPEAT (5:
-# runs of the latency tests, the stacks taking turns in every round),
+# runs of the latency tests, the stacks taking turns in every round,
+# the stacks and the two tests in reverse order every other round),
 # BENCH_WIRE_SECS (3: each round's UDP flood, part wire),
 # BENCH_TXQLEN (eth0's
 # txqueuelen, whose half MetaRoCE may queue below it; unset: 1000),
@@ -487,6 +488,13 @@ shape() {
 	meet "shape-$2-$1"
 }
 
+# turn_order R WORDS...: WORDS, one a line, reversed when R is even.
+turn_order() {
+	local r=$1
+	shift
+	if [ $((r % 2)) = 0 ]; then printf '%s\n' "$@" | tac; else printf '%s\n' "$@"; fi
+}
+
 # loss_series BENCH BYTES [MBIT]: ib_write_bw of BYTES at every loss level
 # of LOSS, on a link shaped to MBIT if given, REPEAT times. The levels
 # take turns, in reverse order every other round, so drift on the host
@@ -497,8 +505,8 @@ loss_series() {
 	local -A done_=()
 	[ -n "$mbit" ] && row "$bench" "$s" 0 shape_mbps "$mbit"
 	for r in $(seq 1 "$REPEAT"); do
-		levels=${LOSS//,/ }
-		[ $((r % 2)) = 0 ] && levels=$(printf '%s\n' $levels | tac)
+		# shellcheck disable=SC2086 # LOSS is a list of words
+		levels=$(turn_order "$r" ${LOSS//,/ })
 		for pct in $levels; do
 			if [ "$r" -gt 1 ] &&
 			   [ "$(agree "$bench-$s-$pct-r$r" "${done_[$pct]:-0}")" != 1 ]; then
@@ -518,13 +526,13 @@ loss_series() {
 	lose_none "$bench-$s-end"
 }
 
-# lat_runs STACK R: run R of the latency tests (bench B-rR for R >= 2).
-# Under TCG perftest's own TSC calibration fails now and then ("r^2 <
-# 0.9") and it prints latencies of inf; such a run is run once more
-# (its rows replace the first's).
+# lat_runs STACK R: run R of the latency tests (bench B-rR for R >= 2),
+# in reverse order every other round. Under TCG perftest's own TSC
+# calibration fails now and then ("r^2 < 0.9") and it prints latencies
+# of inf; such a run is run once more (its rows replace the first's).
 lat_runs() {
 	local tool bad
-	for tool in ib_write_lat ib_send_lat; do
+	for tool in $(turn_order "$2" ib_write_lat ib_send_lat); do
 		perf "$1" "$(rep "$tool" "$2")" 2 "$TMO" 2 "$tool" -s 2 -n "$LAT_ITERS"
 		bad=
 		[ "$me" = b ] && grep -qs 'Correlation coefficient' "$PAIR_OUT" && bad=1
@@ -576,9 +584,11 @@ if part qps; then
 done
 
 # The targets' points (ib_write_bw at 64 KiB, the latencies) again, the
-# stacks taking turns run by run: one run swings by 30% here, and the
-# host's speed drifts by a third within minutes, which is how far apart
-# the stacks' parts above are. Run r >= 2 of bench B is stored as B-rR.
+# stacks taking turns run by run, in reverse order every other round:
+# one run swings by 30% here, and the host's speed drifts by a third
+# within minutes, which is how far apart the stacks' parts above are.
+# In a fixed order, whichever went second in every round met the same
+# drift each time. Run r >= 2 of bench B is stored as B-rR.
 # The latencies are all taken here, round 1 too: a p50 of one stack
 # measured 20 minutes before the other's was the host's drift as much
 # as the stacks' difference (rxe's round-1 write p50 read 409-1689 us
@@ -591,7 +601,8 @@ for r in $(seq 1 $((TARGET_REPEAT > LAT_REPEAT ? TARGET_REPEAT : LAT_REPEAT))); 
 	[ "$r" -ge 2 ] && turnloss=${BENCH_TURN_LOSS:-}
 	[ $bw$lat$wire = 000 ] && [ -z "$turnloss" ] && continue
 	[ $wire = 1 ] && wire_run "$r"
-	for s in $STACKS; do
+	# shellcheck disable=SC2086 # STACKS is a list of words
+	for s in $(turn_order "$r" $STACKS); do
 		bind_both "$s" "$s-r$r"
 		[ $bw = 1 ] && for tool in ${TURN_TOOLS//,/ }; do
 			perf "$s" "$(rep "$tool" "$r")" 65536 "$TMO" 1 "$tool" \

@@ -244,7 +244,8 @@ class Report(FabricSections):
                  "perftest's t_typical (its median) and 99% percentile, "
                  "2-byte messages, microseconds (lower is better). Each test "
                  "runs BENCH_LAT_REPEAT times (" + str(n) + "), the stacks taking turns "
-                 "in every round, seconds apart; the table gives each "
+                 "in every round, seconds apart, the stacks and the two "
+                 "tests in reverse order every other round; the table gives each "
                  "stack's median over its runs, and the ratio of every "
                  "round.", "",
                  "| test | rxe p50 | MetaRoCE p50 | ratio | rxe p99 | MetaRoCE p99 | ratio | p50 ratio by round |",
