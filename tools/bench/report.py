@@ -10,7 +10,6 @@ tools/bench/run.sh leaves them. Writes DOCDIR/benchmarks.md and, under
 DOCDIR/bench/, one CSV per figure (the numbers plotted) and the PNGs
 (gnuplot). Missing parts are reported as missing, not invented.
 """
-import csv
 import os
 import statistics
 import sys
@@ -18,7 +17,7 @@ import time
 
 from report_fabric import FabricSections
 from report_util import (STACKS, bar_figure, fmt, load, num, pair_figure, ratio,
-                         size_label, xsort)
+                         rep_name, size_label, xsort)
 
 
 WIRES = {
@@ -43,14 +42,9 @@ class Report(FabricSections):
         self.pair_csvs = [os.path.join(run, "pair", "b", "bench.csv")] + sorted(
             os.path.join(run, p, "b", "bench.csv") for p in os.listdir(run)
             if p.startswith("pair-"))
-        self.pair = load(*self.pair_csvs)
-        # Which of those files each point's rows came from (the last).
+        # src: which of those files each point's rows came from.
         self.src = {}
-        for i, path in enumerate(self.pair_csvs):
-            if os.path.exists(path):
-                with open(path) as f:
-                    for r in csv.DictReader(f):
-                        self.src[r["bench"], r["stack"], r["x"]] = i
+        self.pair = load(*self.pair_csvs, src=self.src)
         self.fab = load(os.path.join(run, "fabric", "bench.csv"))
         # run-pair.sh records the wire between the VMs; runs before it
         # did were all on the TCP one.
@@ -80,7 +74,7 @@ class Report(FabricSections):
     def runs_by_repeat(self, bench, stack, x):
         """{repeat: run} of a point: BENCH_REPEAT stores run r >= 2 of
         bench B as bench B-rR (repeat 1 is bench B itself)."""
-        names = [(1, bench)] + [(r, "%s-r%d" % (bench, r)) for r in range(2, 100)]
+        names = [(r, rep_name(bench, r)) for r in range(1, 100)]
         return {r: self.pair[b][stack][str(x)] for r, b in names
                 if str(x) in self.pair.get(b, {}).get(stack, {})}
 
@@ -205,15 +199,13 @@ class Report(FabricSections):
         kpps = statistics.median(num(r.get("recv_kpps"), 0) for r in w.values())
         # A round's share only where its writes and its flood are of one
         # run: a part run again alone has rounds of its own.
-        src = {k: self.src.get(("wire" if k == 1 else "wire-r%d" % k, "udp", "1472"))
-               for k in w}
+        src = {k: self.src.get((rep_name("wire", k), "udp", "1472")) for k in w}
         share = {}
         for s in STACKS:
             mine = self.runs_by_repeat("ib_write_bw", s, 65536)
             share[s] = [ratio(self.rate(mine[k]), self.rate(w[k]))
                         for k in sorted(mine) if k in w and self.rate(w[k]) and
-                        self.src.get(("ib_write_bw" if k == 1 else "ib_write_bw-r%d" % k,
-                                      s, "65536")) == src[k]]
+                        self.src.get((rep_name("ib_write_bw", k), s, "65536")) == src[k]]
         over = sum(v > 1 for v in share["metaroce"] + share["rxe"])
         self.out("**What the wire carries.** UDP datagrams of 1472 bytes (full "
                  "1500-byte frames) from a process on one VM to one on the "
@@ -239,7 +231,7 @@ class Report(FabricSections):
         """MetaRoCE / rxe of value(run) in every round both stacks ran:
         the runs r >= 2, which they took in turns (bench-pair.sh), and
         with first the first run of each as well."""
-        names = ([bench] if first else []) + ["%s-r%d" % (bench, r) for r in range(2, 100)]
+        names = [rep_name(bench, r) for r in range(1 if first else 2, 100)]
         rs = []
         for b in names:
             g = {s: self.pair.get(b, {}).get(s, {}).get(str(x)) for s in STACKS}

@@ -11,11 +11,13 @@ from collections import defaultdict
 STACKS = ("rxe", "metaroce")
 
 
-def load(*paths):
+def load(*paths, src=None):
     """bench,stack,x,metric,value rows as d[bench][stack][x][metric]; a
-    later file's (bench, stack, x) replaces an earlier one's."""
+    later file's (bench, stack, x) replaces an earlier one's. With src, a
+    dict, src[bench, stack, x] is set to the index in paths of the file
+    the point's rows came from."""
     d = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
-    for path in paths:
+    for i, path in enumerate(paths):
         if not os.path.exists(path):
             continue
         seen = set()
@@ -25,8 +27,16 @@ def load(*paths):
                 if k not in seen:
                     seen.add(k)
                     d[k[0]][k[1]][k[2]] = {}
+                    if src is not None:
+                        src[k] = i
                 d[k[0]][k[1]][k[2]][r["metric"]] = r["value"]
     return d
+
+
+def rep_name(bench, r):
+    """The bench name run r of bench is stored under: bench itself for
+    the first run, bench-rR after it (bench-pair.sh)."""
+    return bench if r == 1 else "%s-r%d" % (bench, r)
 
 
 def num(v, default=None):
